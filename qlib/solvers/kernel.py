@@ -1,0 +1,133 @@
+"""Incremental energy bookkeeping shared by every numba solver.
+
+A replica's search state is the assignment ``x`` (uint8, N), ``false_count``
+(int32, T: how many literals of each term are currently false; a term is on
+exactly when its count is 0) and ``lhs`` (float64, R: the value of each
+constraint row's left-hand side).  Flipping a variable touches only its
+incident terms and rows, so a flip's energy change costs O(incident terms +
+incident rows).  The arrays are those of :meth:`CompiledModel.kernel_arrays`.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+from numba import njit
+
+U64 = np.uint64
+
+
+@njit(cache=True, inline="always")
+def rng_next(rng, i):
+    """xorshift64* step on ``rng[i]``: the same generator on every backend."""
+    s = rng[i]
+    s ^= s >> U64(12)
+    s ^= s << U64(25)
+    s ^= s >> U64(27)
+    rng[i] = s
+    return s * U64(2685821657736338717)
+
+
+@njit(cache=True, inline="always")
+def rng_uniform(rng, i):
+    return float(rng_next(rng, i) >> U64(11)) * (1.0 / 9007199254740992.0)
+
+
+@njit(cache=True, inline="always")
+def rng_below(rng, i, n):
+    return int((rng_next(rng, i) >> U64(33)) % U64(n))
+
+
+@njit(cache=True)
+def row_penalty(r, value, row_weight, row_iv_ptr, row_iv_lo, row_iv_hi):
+    """weight * distance(value, allowed set of row r)**2."""
+    best = np.inf
+    for k in range(row_iv_ptr[r], row_iv_ptr[r + 1]):
+        d = max(row_iv_lo[k] - value, 0.0, value - row_iv_hi[k])
+        if d < best:
+            best = d
+    return row_weight[r] * best * best
+
+
+@njit(cache=True)
+def init_state(x, false_count, lhs, m):
+    """Fill ``false_count`` and ``lhs`` for ``x``; return the energy without the offset."""
+    (term_ptr, term_vars, term_negs, term_coef, term_row,
+     var_term_ptr, var_terms, var_term_negs, var_row_ptr, var_rows,
+     row_const, row_weight, row_iv_ptr, row_iv_lo, row_iv_hi) = m
+    energy = 0.0
+    for r in range(row_const.shape[0]):
+        lhs[r] = row_const[r]
+    for t in range(term_coef.shape[0]):
+        c = 0
+        for k in range(term_ptr[t], term_ptr[t + 1]):
+            if (x[term_vars[k]] ^ term_negs[k]) == 0:
+                c += 1
+        false_count[t] = c
+        if c == 0:
+            r = term_row[t]
+            if r < 0:
+                energy += term_coef[t]
+            else:
+                lhs[r] += term_coef[t]
+    for r in range(row_const.shape[0]):
+        energy += row_penalty(r, lhs[r], row_weight, row_iv_ptr, row_iv_lo, row_iv_hi)
+    return energy
+
+
+@njit(cache=True)
+def flip_delta(v, x, false_count, lhs, row_delta, m):
+    """Energy change if ``x[v]`` were flipped.  ``row_delta`` is zeroed scratch (R)."""
+    (term_ptr, term_vars, term_negs, term_coef, term_row,
+     var_term_ptr, var_terms, var_term_negs, var_row_ptr, var_rows,
+     row_const, row_weight, row_iv_ptr, row_iv_lo, row_iv_hi) = m
+    xv = x[v]
+    delta = 0.0
+    for k in range(var_term_ptr[v], var_term_ptr[v + 1]):
+        t = var_terms[k]
+        c = false_count[t]
+        if (xv ^ var_term_negs[k]) != 0:
+            if c != 0:
+                continue
+            change = -term_coef[t]
+        else:
+            if c != 1:
+                continue
+            change = term_coef[t]
+        r = term_row[t]
+        if r < 0:
+            delta += change
+        else:
+            row_delta[r] += change
+    for k in range(var_row_ptr[v], var_row_ptr[v + 1]):
+        r = var_rows[k]
+        d = row_delta[r]
+        if d != 0.0:
+            delta += (row_penalty(r, lhs[r] + d, row_weight, row_iv_ptr, row_iv_lo, row_iv_hi)
+                      - row_penalty(r, lhs[r], row_weight, row_iv_ptr, row_iv_lo, row_iv_hi))
+            row_delta[r] = 0.0
+    return delta
+
+
+@njit(cache=True)
+def apply_flip(v, x, false_count, lhs, m):
+    """Flip ``x[v]`` and update the term counts and row values."""
+    (term_ptr, term_vars, term_negs, term_coef, term_row,
+     var_term_ptr, var_terms, var_term_negs, var_row_ptr, var_rows,
+     row_const, row_weight, row_iv_ptr, row_iv_lo, row_iv_hi) = m
+    xv = x[v]
+    for k in range(var_term_ptr[v], var_term_ptr[v + 1]):
+        t = var_terms[k]
+        if (xv ^ var_term_negs[k]) != 0:
+            # literal becomes false
+            if false_count[t] == 0:
+                r = term_row[t]
+                if r >= 0:
+                    lhs[r] -= term_coef[t]
+            false_count[t] += 1
+        else:
+            false_count[t] -= 1
+            if false_count[t] == 0:
+                r = term_row[t]
+                if r >= 0:
+                    lhs[r] += term_coef[t]
+    x[v] = 1 - xv

@@ -1,0 +1,127 @@
+"""Property tests: symbolic, compiled and incremental energies agree, and the
+transformations keep the zero-energy set (checked by enumeration)."""
+
+import itertools
+from collections import defaultdict
+
+import numpy as np
+import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+import qlib
+from qlib.solvers import kernel
+from strategies import models
+
+SETTINGS = settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+
+
+def all_states(n):
+    return np.array(list(itertools.product([0, 1], repeat=n)), dtype=np.uint8).reshape(2**n, n)
+
+
+def symbolic_energy(model, comp, state):
+    values = defaultdict(int, {int(v): int(b) for v, b in zip(comp.var_ids, state)})  # vanished vars: any value
+    total = model.objective.evaluate(values)
+    for con in model.constraints:
+        total += con.energy(con.lhs.evaluate(values))
+    return total
+
+
+@SETTINGS
+@given(models(integer=False))
+def test_symbolic_equals_compiled(model):
+    comp = qlib.compile(model)
+    states = all_states(comp.num_vars)
+    batch = comp.energy(states)
+    for state, e in zip(states, np.atleast_1d(batch)):
+        assert symbolic_energy(model, comp, state) == pytest.approx(e, abs=1e-9)
+
+
+@SETTINGS
+@given(models(integer=False), st.data())
+def test_incremental_flip_matches_full_energy(model, data):
+    comp = qlib.compile(model)
+    n = comp.num_vars
+    if n == 0:
+        return
+    m = comp.kernel_arrays()
+    x = np.array(data.draw(st.lists(st.integers(0, 1), min_size=n, max_size=n)), dtype=np.uint8)
+    fc = np.zeros(comp.num_terms, dtype=np.int32)
+    lhs = np.zeros(comp.num_rows)
+    scratch = np.zeros(comp.num_rows)
+    e = kernel.init_state(x, fc, lhs, m) + comp.offset
+    assert e == pytest.approx(comp.energy(x), abs=1e-9)
+    for v in data.draw(st.lists(st.integers(0, n - 1), max_size=8)):
+        d = kernel.flip_delta(v, x, fc, lhs, scratch, m)
+        assert not scratch.any()  # scratch is left clean
+        kernel.apply_flip(v, x, fc, lhs, m)
+        e += d
+        assert e == pytest.approx(comp.energy(x), abs=1e-9)
+        fc2, lhs2 = np.zeros_like(fc), np.zeros_like(lhs)
+        kernel.init_state(x, fc2, lhs2, m)
+        assert (fc2 == fc).all() and np.allclose(lhs2, lhs)
+
+
+def min_over_aux(orig: qlib.CompiledModel, new: qlib.CompiledModel):
+    """For every state of the original variables, the minimum energy of ``new``
+    over its extra (auxiliary) variables."""
+    states = all_states(new.num_vars)
+    energies = np.atleast_1d(new.energy(states))
+    orig_cols = [new.index_by_id(int(v)) if v in set(new.var_ids.tolist()) else None for v in orig.var_ids]
+    best = {}
+    for s, e in zip(states, energies):
+        key = tuple(int(s[c]) if c is not None else 0 for c in orig_cols)
+        best[key] = min(best.get(key, np.inf), e)
+    # original variables that vanished from the new model are free: take their min too
+    result = np.full(2 ** orig.num_vars, np.inf)
+    for k, state in enumerate(all_states(orig.num_vars)):
+        key = tuple(int(b) if c is not None else 0 for b, c in zip(state, orig_cols))
+        result[k] = best[key]
+    return result
+
+
+@SETTINGS
+@given(models(objective=False))
+def test_expand_cons_min_over_slack_equals_native_energy(model):
+    orig = qlib.compile(model)
+    expanded = qlib.compile(qlib.expand_cons(model))
+    if expanded.num_vars > 14:
+        return
+    native = np.atleast_1d(orig.energy(all_states(orig.num_vars)))
+    best = min_over_aux(orig, expanded)
+    assert ((best < 1e-9) == (native < 1e-9)).all()  # the same zero-energy states
+    assert (best >= -1e-9).all()
+    if all(len(c.allowed.values) <= 1 for c in model.constraints):
+        # equalities and intervals: the minimum over slack is exactly weight * distance**2
+        assert np.allclose(best, native)
+
+
+@SETTINGS
+@given(models())
+def test_to_qubo_min_over_aux_equals_energy(model):
+    orig = qlib.compile(model)
+    expanded_model = qlib.expand_cons(model)
+    qubo_model = qlib.to_qubo(expanded_model)
+    assert qubo_model.objective.degree <= 2
+    assert not any(lit & 1 for t in qubo_model.objective.terms for lit in t)  # plain variables
+    expanded, qubo = qlib.compile(expanded_model), qlib.compile(qubo_model)
+    if qubo.num_vars > 14:
+        return
+    # the reduction keeps every energy of the expanded model (minimised over its auxiliaries) ...
+    exp_energies = np.atleast_1d(expanded.energy(all_states(expanded.num_vars)))
+    assert np.allclose(min_over_aux(expanded, qubo), exp_energies)
+    # ... and so the zero-energy states of the original constraints
+    if not model.objective.simplify_as_binary().terms:
+        native = np.atleast_1d(orig.energy(all_states(orig.num_vars)))
+        assert ((min_over_aux(orig, qubo) < 1e-9) == (native < 1e-9)).all()
+
+
+@SETTINGS
+@given(models(num_vars=6, integer=False))
+def test_exhaustive_matches_brute_force(model):
+    comp = qlib.compile(model)
+    energies = np.atleast_1d(comp.energy(all_states(comp.num_vars)))
+    sol = qlib.solve(comp, backend="exhaustive")
+    assert sol.energy == pytest.approx(energies.min(), abs=1e-9)
+    assert sol.info["num_ground_states"] == int(np.sum(energies <= energies.min() + 1e-9))

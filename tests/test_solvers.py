@@ -1,0 +1,97 @@
+"""Solver front door: backends agree with the exhaustive oracle, seeds, limits, errors."""
+
+import time
+
+import numpy as np
+import pytest
+from hypothesis import HealthCheck, given, settings
+
+import qlib
+from qlib.solvers import gpu
+from strategies import models
+
+
+@settings(max_examples=25, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(models(num_vars=6))
+def test_cpu_reaches_the_exhaustive_minimum(model):
+    exact = qlib.solve(model, backend="exhaustive")
+    sol = qlib.solve(model, backend="cpu", seed=3, target_energy=exact.energy, time_limit=5)
+    assert sol.energy == pytest.approx(exact.energy, abs=1e-9)
+    assert sol.info["stop_reason"] == "target_energy"
+
+
+def frustrated_model(n=16, seed=0):
+    rng = np.random.default_rng(seed)
+    x = qlib.var("fr", n)
+    f = qlib.Expr()
+    for i in range(n):
+        for j in range(i + 1, n):
+            if rng.random() < 0.4:
+                f = f + int(rng.integers(-3, 4)) * x[i] * x[j]
+        f = f + int(rng.integers(-2, 3)) * x[i]
+    return f + qlib.cons(qlib.sum(x[:6]) == qlib.one_of(0, 2), label="pair") + qlib.cons(x[7] * x[8] * ~x[9] <= 0)
+
+
+def test_cpu_finds_the_ground_state_of_a_frustrated_model():
+    model = frustrated_model()
+    exact = qlib.solve(model, backend="exhaustive")
+    sol = qlib.solve(model, backend="cpu", seed=1, target_energy=exact.energy, time_limit=10)
+    assert sol.energy == pytest.approx(exact.energy)
+
+
+def test_same_seed_same_result():
+    model = frustrated_model(20, seed=4)
+    runs = [qlib.solve(model, backend="cpu", seed=7, num_sweeps=50) for _ in range(2)]
+    assert (runs[0].state == runs[1].state).all() and runs[0].energy == runs[1].energy
+    assert runs[0].info["seed"] == 7
+
+
+def test_seed_must_be_a_non_negative_integer():
+    with pytest.raises(ValueError, match="seed"):
+        qlib.solve(qlib.var("x"), seed=-1)
+    with pytest.raises(ValueError, match="seed"):
+        qlib.solve(qlib.var("x"), seed=1.5)
+
+
+def test_unknown_options_raise_type_error():
+    with pytest.raises(TypeError, match="num_sweep"):
+        qlib.solve(qlib.var("x"), backend="cpu", num_sweep=10)
+    with pytest.raises(TypeError, match="num_replicas"):
+        qlib.solve(qlib.var("x"), backend="exhaustive", num_replicas=2)
+    with pytest.raises(ValueError, match="backend"):
+        qlib.solve(qlib.var("x"), backend="quantum")
+
+
+def test_exhaustive_refuses_large_models():
+    with pytest.raises(ValueError, match="at most 24"):
+        qlib.solve(qlib.sum(qlib.var("big", 25)), backend="exhaustive")
+
+
+def test_time_limit_is_honoured():
+    model = frustrated_model(40, seed=2)
+    start = time.perf_counter()
+    sol = qlib.solve(model, backend="cpu", seed=0, target_energy=-1e9, time_limit=1.0, num_sweeps=100)
+    elapsed = time.perf_counter() - start
+    assert sol.info["stop_reason"] == "time_limit"
+    assert elapsed < 1.1 + 0.5  # rounds are short; compile and set-up are outside the limit
+
+
+def test_initial_state_is_used_and_validated():
+    model = frustrated_model()
+    exact = qlib.solve(model, backend="exhaustive")
+    # starting at the optimum with a target of that energy stops without a single flip
+    sol = qlib.solve(model, backend="cpu", seed=0, target_energy=exact.energy, initial_state=exact.state)
+    assert sol.info["flips"] == 0 and sol.energy == exact.energy
+    with pytest.raises(ValueError, match="entries"):
+        qlib.solve(model, backend="cpu", initial_state=[0, 1])
+    with pytest.raises(KeyError):
+        qlib.solve(model, backend="cpu", initial_state={"no_such_variable_anywhere": 1})
+
+
+def test_gpu_request_without_a_gpu_is_an_error():
+    if gpu.is_available():
+        pytest.skip("a GPU is present")
+    with pytest.raises(RuntimeError, match="GPU|CUDA"):
+        qlib.solve(qlib.var("x"), backend="gpu")
+    sol = qlib.solve(qlib.var("x"), backend="auto", seed=0)
+    assert sol.info["backend"] == "cpu" and sol.info["requested_backend"] == "auto"
