@@ -8,8 +8,8 @@ Layout (``T`` terms, ``N`` variables, ``R`` constraint rows):
   Objective terms come first; each row's terms follow contiguously
   (``row_term_ptr``).
 * incidence: ``var_term_ptr`` / ``var_terms`` / ``var_term_negs`` (variable ->
-  terms, with the literal's sign) and ``var_row_ptr`` / ``var_rows``
-  (variable -> rows).
+  terms, with the literal's sign), ``var_row_ptr`` / ``var_rows``
+  (variable -> rows) and ``row_var_ptr`` / ``row_vars`` (row -> variables).
 * rows: ``row_const`` (constant of the left-hand side), ``row_weight`` and the
   allowed set as intervals ``row_iv_ptr`` / ``row_iv_lo`` / ``row_iv_hi``.
 
@@ -63,6 +63,8 @@ class CompiledModel:
     row_iv_lo: np.ndarray
     row_iv_hi: np.ndarray
     row_labels: list
+    row_var_ptr: np.ndarray
+    row_vars: np.ndarray
 
     @property
     def num_vars(self) -> int:
@@ -222,6 +224,11 @@ def compile(model) -> CompiledModel:  # noqa: A001 - the verb readers expect
     var_row_ptr = np.zeros(n + 1, dtype=np.int64)
     if pairs:
         var_row_ptr[1:] = np.cumsum(np.bincount([v for v, _ in pairs], minlength=n))
+    by_row = sorted((r, v) for v, r in pairs)
+    row_vars = np.array([v for _, v in by_row], dtype=np.int32)
+    row_var_ptr = np.zeros(len(row_weight) + 1, dtype=np.int64)
+    if by_row:
+        row_var_ptr[1:] = np.cumsum(np.bincount([r for r, _ in by_row], minlength=len(row_weight)))
 
     return CompiledModel(
         model=model,
@@ -245,6 +252,8 @@ def compile(model) -> CompiledModel:  # noqa: A001 - the verb readers expect
         row_iv_lo=np.array(iv_lo, dtype=np.float64),
         row_iv_hi=np.array(iv_hi, dtype=np.float64),
         row_labels=row_labels,
+        row_var_ptr=row_var_ptr,
+        row_vars=row_vars,
     )
 
 

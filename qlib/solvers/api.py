@@ -9,7 +9,7 @@ import numpy as np
 
 from ..compile import CompiledModel, compile
 from ..result import Solution
-from . import anneal, exhaustive
+from . import anneal, exhaustive, focused
 
 BACKENDS = ("exhaustive", "cpu", "gpu", "auto")
 DEFAULT_TIME_LIMIT = 10.0
@@ -81,23 +81,43 @@ def _beta_range(compiled: CompiledModel, rng_state) -> tuple[float, float]:
     return math.log(2.0) / float(nonzero.max()), math.log(100.0) / float(nonzero.min())
 
 
-def _solve_cpu(compiled, *, seed, time_limit, target_energy, initial_state,
-               num_replicas=8, num_sweeps=1000, beta_range=None, max_rounds=None):
+def _solve_cpu(compiled, *, seed, time_limit, target_energy, initial_state, method="auto",
+               num_replicas=None, num_sweeps=1000, beta_range=None, max_rounds=None,
+               noise=0.2, tabu_tenure=(1, 8), lazy_cuts=None, max_steps=None):
+    """Numba backend.  ``method``: "sa" (simulated annealing with restarts) or
+    "focused" (tabu-guided focused search, optionally with ``lazy_cuts``);
+    "auto" picks "focused" when there is a target and every objective
+    coefficient is non-negative (the energy is all penalty), else "sa"."""
+    if method == "auto":
+        penalty_only = bool((compiled.term_coef[:compiled.num_objective_terms] >= 0).all())
+        method = "focused" if (target_energy is not None and penalty_only) or lazy_cuts is not None else "sa"
+    if method not in ("sa", "focused"):
+        raise ValueError(f"unknown method {method!r}; choose 'auto', 'sa' or 'focused'")
+    if num_replicas is None:
+        num_replicas = 8 if method == "sa" else 2
     if not isinstance(num_replicas, int) or num_replicas < 1:
         raise ValueError(f"num_replicas must be a positive integer, got {num_replicas!r}")
+    rng = _seed_sequence(seed, num_replicas + 1)
+    states = _initial_states(compiled, initial_state, num_replicas, rng[-1:])
+    target = -np.inf if target_energy is None else float(target_energy) - compiled.offset
+    if method == "focused":
+        if target_energy is None and max_steps is None and lazy_cuts is None:
+            raise ValueError("method='focused' needs a target_energy, lazy_cuts or max_steps to know when to stop")
+        state, info = focused.run_focused(compiled, rng[:num_replicas], states, target, time_limit,
+                                          noise=noise, tabu_tenure=tabu_tenure, lazy=lazy_cuts,
+                                          max_steps=max_steps)
+        info["backend"] = "cpu"
+        return state, info
     if not isinstance(num_sweeps, int) or num_sweeps < 1:
         raise ValueError(f"num_sweeps must be a positive integer, got {num_sweeps!r}")
     if max_rounds is None:
         max_rounds = 1 if target_energy is None else 100_000
-    rng = _seed_sequence(seed, num_replicas + 1)
-    states = _initial_states(compiled, initial_state, num_replicas, rng[-1:])
     if beta_range is None:
         beta_range = _beta_range(compiled, rng[-1])
     hot, cold = (float(b) for b in beta_range)
     if not 0 < hot <= cold:
         raise ValueError(f"beta_range must be (hot, cold) with 0 < hot <= cold, got {beta_range!r}")
     betas = np.geomspace(hot, cold, num_sweeps)
-    target = -np.inf if target_energy is None else float(target_energy) - compiled.offset
     m = compiled.kernel_arrays()
     flips = np.zeros(num_replicas, dtype=np.int64)
     best_states = np.empty_like(states)

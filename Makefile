@@ -1,0 +1,68 @@
+# qlib and its book: build, test and benchmark entry points.
+# Everything runs inside .venv, created from requirements/constraints.txt.
+
+PYTHON ?= python3
+VENV   ?= .venv
+VPY    := $(VENV)/bin/python
+PIP    := $(VPY) -m pip
+CONSTRAINTS := requirements/constraints.txt
+STAMP       := $(VENV)/.stamp
+BENCH_STAMP := $(VENV)/.bench-stamp
+
+# Headless matplotlib. Plain scripts and unit tests use Agg; Jupyter kernels (nbval, the
+# book) must use the inline backend instead: with MPLBACKEND=Agg a kernel's plt.show()
+# emits no image and figures silently vanish from the book.
+MPL_SCRIPT = Agg
+MPL_KERNEL = module://matplotlib_inline.backend_inline
+
+# numba's on-disk JIT cache lives in the tree (gitignored), not next to site-packages.
+NUMBA_CACHE_DIR ?= $(CURDIR)/.numba_cache
+export NUMBA_CACHE_DIR
+
+.PHONY: venv test book bench bench-deps browser-deps clean distclean
+
+venv: $(STAMP)
+
+# qlib/__init__.py is a prerequisite too: an editable install made before the package
+# existed maps nothing, and `import qlib` then finds an empty namespace package.
+$(STAMP): pyproject.toml $(CONSTRAINTS) $(wildcard qlib/__init__.py)
+	test -x $(VPY) || $(PYTHON) -m venv $(VENV)
+	$(PIP) install --upgrade -c $(CONSTRAINTS) pip
+	$(PIP) install -c $(CONSTRAINTS) -e '.[book,test]'
+	touch $@
+
+# Unit tests, then the notebooks under nbval (lax: only cells marked
+# NBVAL_CHECK_OUTPUT are compared with their stored output).
+test: venv
+	MPLBACKEND=$(MPL_SCRIPT) $(VPY) -m pytest tests
+	MPLBACKEND=$(MPL_KERNEL) $(VPY) -m pytest --nbval-lax notebooks
+
+# --all: rebuild every page, so every notebook is re-executed against the current
+# qlib even when the notebook itself did not change (Sphinx would skip it otherwise).
+book: export MPLBACKEND = $(MPL_KERNEL)
+book: venv
+	$(VENV)/bin/jupyter-book build --all . -W -n --keep-going
+	@echo "Book: $(CURDIR)/_build/html/index.html"
+
+bench-deps: $(BENCH_STAMP)
+
+$(BENCH_STAMP): $(STAMP)
+	$(PIP) install -c $(CONSTRAINTS) -e '.[bench]'
+	touch $@
+
+bench: export MPLBACKEND = $(MPL_SCRIPT)
+bench: bench-deps
+	$(VPY) benchmarks/run.py
+
+# Debian's Chromium + ChromeDriver for headless screenshots of the HTML book (needs root).
+browser-deps:
+	@if [ -x /usr/bin/chromium ]; then echo "chromium already installed"; \
+	else apt-get update && apt-get install -y chromium chromium-driver; fi
+
+# Build outputs and caches; keeps .venv (see distclean).
+clean:
+	rm -rf _build .pytest_cache .hypothesis .numba_cache
+	find . -path ./$(VENV) -prune -o -type d \( -name __pycache__ -o -name .ipynb_checkpoints \) -prune -exec rm -rf {} +
+
+distclean: clean
+	rm -rf $(VENV) *.egg-info
