@@ -30,42 +30,61 @@ EPS = 1e-9
 
 # -- bad-component set (an indexed set: list + positions) ----------------------
 @njit(cache=True, inline="always")
-def _set_bad(c, bad, bad_list, bad_pos, bad_count, rep):
-    pos = bad_pos[rep, c]
+def _set_bad(c, bad, bad_list, bad_pos, bad_count):
+    """Add or remove component ``c``; ``bad_count[0]`` is the set's size.
+
+    Each replica passes its own rows of the arrays (``bad_count`` is a padded
+    row too), so replicas on different threads never share a cache line.
+    """
+    pos = bad_pos[c]
     if bad:
         if pos < 0:
-            n = bad_count[rep]
-            bad_list[rep, n] = c
-            bad_pos[rep, c] = n
-            bad_count[rep] = n + 1
+            n = bad_count[0]
+            bad_list[n] = c
+            bad_pos[c] = n
+            bad_count[0] = n + 1
     elif pos >= 0:
-        n = bad_count[rep] - 1
-        last = bad_list[rep, n]
-        bad_list[rep, pos] = last
-        bad_pos[rep, last] = pos
-        bad_pos[rep, c] = -1
-        bad_count[rep] = n
+        n = bad_count[0] - 1
+        last = bad_list[n]
+        bad_list[pos] = last
+        bad_pos[last] = pos
+        bad_pos[c] = -1
+        bad_count[0] = n
+
+
+@njit(cache=True, inline="always")
+def _cut_delta(v, xv, cut_on, cut_crit, cut_weight):
+    """Energy change from the cuts if ``x[v]`` flipped: O(1) from two counters.
+
+    ``cut_on[v]``: cuts containing v that are on (all their variables 1);
+    ``cut_crit[v]``: cuts in which v is the only variable at 0.
+    """
+    if xv == 1:
+        return -cut_weight * cut_on[v]
+    return cut_weight * cut_crit[v]
 
 
 @njit(cache=True)
-def _cut_delta(v, xv, cut_fc, cut_head, lit_next, lit_cut, cut_weight):
-    d = 0.0
-    k = cut_head[v]
-    while k >= 0:
-        c = lit_cut[k]
-        if xv == 1:
-            if cut_fc[c] == 0:
-                d -= cut_weight
-        elif cut_fc[c] == 1:
-            d += cut_weight
-        k = lit_next[k]
-    return d
+def _count_new_cut(lo, hi, x, cut_vars, cut_on, cut_crit):
+    """Register a new cut in the counters; returns its number of variables at 0."""
+    zeros = 0
+    last_zero = -1
+    for k in range(lo, hi):
+        if x[cut_vars[k]] == 0:
+            zeros += 1
+            last_zero = cut_vars[k]
+    if zeros == 0:
+        for k in range(lo, hi):
+            cut_on[cut_vars[k]] += 1
+    elif zeros == 1:
+        cut_crit[last_zero] += 1
+    return zeros
 
 
 @njit(cache=True)
-def _flip(v, rep, x, fc, lhs, m, num_obj, cut_fc, cut_head, lit_next, lit_cut,
-          bad_list, bad_pos, bad_count, num_rows):
-    """Flip ``x[v]`` and update term counts, row values, cut counts and the bad set."""
+def _flip(v, x, fc, lhs, m, num_obj, cut_fc, cut_head, lit_next, lit_cut, cut_ptr, cut_vars,
+          cut_on, cut_crit, bad_list, bad_pos, bad_count, num_rows):
+    """Flip ``x[v]`` and update term counts, row values, cut counters and the bad set."""
     (term_ptr, term_vars, term_negs, term_coef, term_row,
      var_term_ptr, var_terms, var_term_negs, var_row_ptr, var_rows,
      row_const, row_weight, row_iv_ptr, row_iv_lo, row_iv_hi) = m
@@ -74,19 +93,40 @@ def _flip(v, rep, x, fc, lhs, m, num_obj, cut_fc, cut_head, lit_next, lit_cut,
     for k in range(var_row_ptr[v], var_row_ptr[v + 1]):
         r = var_rows[k]
         bad = row_penalty(r, lhs[r], row_weight, row_iv_ptr, row_iv_lo, row_iv_hi) > EPS
-        _set_bad(r, bad, bad_list, bad_pos, bad_count, rep)
+        _set_bad(r, bad, bad_list, bad_pos, bad_count)
     for k in range(var_term_ptr[v], var_term_ptr[v + 1]):
         t = var_terms[k]
         if t < num_obj and term_coef[t] > 0.0:
-            _set_bad(num_rows + t, fc[t] == 0, bad_list, bad_pos, bad_count, rep)
+            _set_bad(num_rows + t, fc[t] == 0, bad_list, bad_pos, bad_count)
     k = cut_head[v]
     while k >= 0:
         c = lit_cut[k]
-        if xv == 1:
-            cut_fc[c] += 1
-        else:
-            cut_fc[c] -= 1
-        _set_bad(num_rows + num_obj + c, cut_fc[c] == 0, bad_list, bad_pos, bad_count, rep)
+        old = cut_fc[c]
+        if xv == 1:  # v goes to 0
+            if old == 0:  # the cut turns off; v becomes its only zero
+                for j in range(cut_ptr[c], cut_ptr[c + 1]):
+                    cut_on[cut_vars[j]] -= 1
+                cut_crit[v] += 1
+            elif old == 1:  # the former only zero is no longer alone
+                for j in range(cut_ptr[c], cut_ptr[c + 1]):
+                    u = cut_vars[j]
+                    if u != v and x[u] == 0:
+                        cut_crit[u] -= 1
+                        break
+            cut_fc[c] = old + 1
+        else:  # v goes to 1
+            if old == 1:  # v was the only zero: the cut turns on
+                cut_crit[v] -= 1
+                for j in range(cut_ptr[c], cut_ptr[c + 1]):
+                    cut_on[cut_vars[j]] += 1
+            elif old == 2:  # one zero is left: it becomes critical
+                for j in range(cut_ptr[c], cut_ptr[c + 1]):
+                    u = cut_vars[j]
+                    if u != v and x[u] == 0:
+                        cut_crit[u] += 1
+                        break
+            cut_fc[c] = old - 1
+        _set_bad(num_rows + num_obj + c, cut_fc[c] == 0, bad_list, bad_pos, bad_count)
         k = lit_next[k]
 
 
@@ -95,8 +135,8 @@ def focused_chunk(m, row_var_ptr, row_vars, num_obj, hook, hook_id, hook_data, t
                   noise, tenure_min, tenure_span, cut_weight, max_steps,
                   X, FC, LHS, E, best_E, best_X, tabu, steps, rng,
                   bad_list, bad_pos, bad_count,
-                  CUT_PTR, CUT_VARS, CUT_FC, CUT_HASH, cut_count, CUT_HEAD, LIT_NEXT, LIT_CUT, zobrist,
-                  status, answers, buf_vars, buf_ptr):
+                  CUT_PTR, CUT_VARS, CUT_FC, CUT_HASH, cut_count, CUT_HEAD, LIT_NEXT, LIT_CUT, CUT_ON, CUT_CRIT,
+                  zobrist, status, answers, buf_vars, buf_ptr):
     """Run up to ``max_steps`` focused steps on every replica that has not finished.
 
     ``status[rep]``: 0 running, 1 reached the target (no hook), 2 hook accepted,
@@ -119,6 +159,14 @@ def focused_chunk(m, row_var_ptr, row_vars, num_obj, hook, hook_id, hook_data, t
         cut_head = CUT_HEAD[rep]
         lit_next = LIT_NEXT[rep]
         lit_cut = LIT_CUT[rep]
+        cut_on = CUT_ON[rep]
+        cut_crit = CUT_CRIT[rep]
+        cptr = CUT_PTR[rep]
+        cvars = CUT_VARS[rep]
+        bad_l = bad_list[rep]
+        bad_p = bad_pos[rep]
+        bad_c = bad_count[rep]
+        rg = rng[rep]
         scratch = np.zeros(num_rows, dtype=np.float64)
         energy = E[rep]
         step = steps[rep]
@@ -152,7 +200,6 @@ def focused_chunk(m, row_var_ptr, row_vars, num_obj, hook, hook_id, hook_data, t
                     if cid >= max_cuts or start + (hi - lo) > max_lits:
                         status[rep] = 3
                         break
-                    zeros = 0
                     for k in range(lo, hi):
                         v = buf_vars[rep, k]
                         pos = start + k - lo
@@ -160,15 +207,14 @@ def focused_chunk(m, row_var_ptr, row_vars, num_obj, hook, hook_id, hook_data, t
                         lit_cut[pos] = cid
                         lit_next[pos] = cut_head[v]
                         cut_head[v] = pos
-                        if x[v] == 0:
-                            zeros += 1
+                    zeros = _count_new_cut(start, start + hi - lo, x, cvars, cut_on, cut_crit)
                     CUT_PTR[rep, cid + 1] = start + hi - lo
                     CUT_HASH[rep, cid] = h
                     cut_fc[cid] = zeros
                     cut_count[rep] = cid + 1
                     if zeros == 0:
                         energy += cut_weight
-                        _set_bad(num_rows + num_obj + cid, True, bad_list, bad_pos, bad_count, rep)
+                        _set_bad(num_rows + num_obj + cid, True, bad_l, bad_p, bad_c)
                     added += 1
                 if status[rep] != 0:
                     break
@@ -177,11 +223,11 @@ def focused_chunk(m, row_var_ptr, row_vars, num_obj, hook, hook_id, hook_data, t
                     break
                 if added > 0 and energy < best_E[rep]:
                     best_E[rep] = energy
-            if bad_count[rep] == 0:
+            if bad_c[0] == 0:
                 # nothing is bad but the target is below this energy: a random flip
                 cand_lo, cand_hi, kind, comp = 0, n, 3, 0
             else:
-                comp = bad_list[rep, rng_below(rng, rep, bad_count[rep])]
+                comp = bad_l[rng_below(rg, 0, bad_c[0])]
                 if comp < num_rows:
                     kind = 0
                     cand_lo, cand_hi = row_var_ptr[comp], row_var_ptr[comp + 1]
@@ -194,8 +240,8 @@ def focused_chunk(m, row_var_ptr, row_vars, num_obj, hook, hook_id, hook_data, t
                     c = comp - num_rows - num_obj
                     cand_lo, cand_hi = CUT_PTR[rep, c], CUT_PTR[rep, c + 1]
             size = cand_hi - cand_lo
-            if kind == 3 or rng_uniform(rng, rep) < noise:
-                k = cand_lo + rng_below(rng, rep, size)
+            if kind == 3 or rng_uniform(rg, 0) < noise:
+                k = cand_lo + rng_below(rg, 0, size)
                 if kind == 0:
                     v = row_vars[k]
                 elif kind == 1:
@@ -205,7 +251,7 @@ def focused_chunk(m, row_var_ptr, row_vars, num_obj, hook, hook_id, hook_data, t
                 else:
                     v = k
                 d = flip_delta(v, x, fc, lhs, scratch, m) + _cut_delta(
-                    v, x[v], cut_fc, cut_head, lit_next, lit_cut, cut_weight)
+                    v, x[v], cut_on, cut_crit, cut_weight)
             else:
                 v = -1
                 d = np.inf
@@ -218,17 +264,17 @@ def focused_chunk(m, row_var_ptr, row_vars, num_obj, hook, hook_id, hook_data, t
                     else:
                         u = CUT_VARS[rep, k]
                     du = flip_delta(u, x, fc, lhs, scratch, m) + _cut_delta(
-                        u, x[u], cut_fc, cut_head, lit_next, lit_cut, cut_weight)
+                        u, x[u], cut_on, cut_crit, cut_weight)
                     if tabu[rep, u] > step and energy + du >= best_E[rep] - EPS:
                         continue
                     if du < d - EPS:
                         v, d, ties = u, du, 1
                     elif du <= d + EPS:
                         ties += 1
-                        if rng_below(rng, rep, ties) == 0:
+                        if rng_below(rg, 0, ties) == 0:
                             v = u
                 if v < 0:  # every candidate is tabu: take a random one
-                    k = cand_lo + rng_below(rng, rep, size)
+                    k = cand_lo + rng_below(rg, 0, size)
                     if kind == 0:
                         v = row_vars[k]
                     elif kind == 1:
@@ -236,12 +282,12 @@ def focused_chunk(m, row_var_ptr, row_vars, num_obj, hook, hook_id, hook_data, t
                     else:
                         v = CUT_VARS[rep, k]
                     d = flip_delta(v, x, fc, lhs, scratch, m) + _cut_delta(
-                        v, x[v], cut_fc, cut_head, lit_next, lit_cut, cut_weight)
-            _flip(v, rep, x, fc, lhs, m, num_obj, cut_fc, cut_head, lit_next, lit_cut,
-                  bad_list, bad_pos, bad_count, num_rows)
+                        v, x[v], cut_on, cut_crit, cut_weight)
+            _flip(v, x, fc, lhs, m, num_obj, cut_fc, cut_head, lit_next, lit_cut, cptr, cvars,
+                  cut_on, cut_crit, bad_l, bad_p, bad_c, num_rows)
             energy += d
             step += 1
-            tabu[rep, v] = step + tenure_min + rng_below(rng, rep, tenure_span + 1)
+            tabu[rep, v] = step + tenure_min + rng_below(rg, 0, tenure_span + 1)
             if energy < best_E[rep] - EPS:
                 best_E[rep] = energy
                 best_X[rep, :] = x
@@ -259,13 +305,13 @@ def init_replicas(m, num_obj, X, FC, LHS, E, bad_list, bad_pos, bad_count):
     for rep in range(X.shape[0]):
         E[rep] = init_state(X[rep], FC[rep], LHS[rep], m)
         bad_pos[rep, :] = -1
-        bad_count[rep] = 0
+        bad_count[rep, 0] = 0
         for r in range(num_rows):
             if row_penalty(r, LHS[rep, r], row_weight, row_iv_ptr, row_iv_lo, row_iv_hi) > EPS:
-                _set_bad(r, True, bad_list, bad_pos, bad_count, rep)
+                _set_bad(r, True, bad_list[rep], bad_pos[rep], bad_count[rep])
         for t in range(num_obj):
             if term_coef[t] > 0.0 and FC[rep, t] == 0:
-                _set_bad(num_rows + t, True, bad_list, bad_pos, bad_count, rep)
+                _set_bad(num_rows + t, True, bad_list[rep], bad_pos[rep], bad_count[rep])
 
 
 class LazyCuts:
@@ -330,13 +376,14 @@ def run_focused(compiled, rng_states, start_states, target, time_limit, *, noise
     E = np.zeros(P)
     bad_list = np.zeros((P, num_comp + max_cuts), dtype=np.int32)
     bad_pos = np.full((P, num_comp + max_cuts), -1, dtype=np.int32)
-    bad_count = np.zeros(P, dtype=np.int64)
+    bad_count = np.zeros((P, 8), dtype=np.int64)  # padded: one cache line per replica
     init_replicas(m, num_obj, X, FC, LHS, E, bad_list, bad_pos, bad_count)
     best_E = E.copy()
     best_X = X.copy()
     tabu = np.zeros((P, n), dtype=np.int64)
     steps = np.zeros(P, dtype=np.int64)
-    rng = rng_states.copy()
+    rng = np.zeros((P, 8), dtype=np.uint64)  # padded: one cache line per replica
+    rng[:, 0] = rng_states
     CUT_PTR = np.zeros((P, max_cuts + 1), dtype=np.int64)
     CUT_VARS = np.zeros((P, max_lits), dtype=np.int32)
     CUT_FC = np.zeros((P, max_cuts), dtype=np.int32)
@@ -345,6 +392,8 @@ def run_focused(compiled, rng_states, start_states, target, time_limit, *, noise
     CUT_HEAD = np.full((P, n), -1, dtype=np.int32)
     LIT_NEXT = np.full((P, max_lits), -1, dtype=np.int32)
     LIT_CUT = np.zeros((P, max_lits), dtype=np.int32)
+    CUT_ON = np.zeros((P, n), dtype=np.int32)
+    CUT_CRIT = np.zeros((P, n), dtype=np.int32)
     zobrist = np.random.Generator(np.random.PCG64(int(rng_states[0]))).integers(
         1, 2**63, size=max(n, 1), dtype=np.uint64)
     status = np.zeros(P, dtype=np.int64)
@@ -361,8 +410,8 @@ def run_focused(compiled, rng_states, start_states, target, time_limit, *, noise
         focused_chunk(m, compiled.row_var_ptr, compiled.row_vars, num_obj, hook, hook_id, data, target, hook_energy,
                       interval, noise, tenure_min, tenure_max - tenure_min, weight, min(chunk, remaining),
                       X, FC, LHS, E, best_E, best_X, tabu, steps, rng, bad_list, bad_pos, bad_count,
-                      CUT_PTR, CUT_VARS, CUT_FC, CUT_HASH, cut_count, CUT_HEAD, LIT_NEXT, LIT_CUT, zobrist,
-                      status, answers, buf_vars, buf_ptr)
+                      CUT_PTR, CUT_VARS, CUT_FC, CUT_HASH, cut_count, CUT_HEAD, LIT_NEXT, LIT_CUT, CUT_ON,
+                      CUT_CRIT, zobrist, status, answers, buf_vars, buf_ptr)
         if (status == 2).any() or (status == 1).any():
             stop_reason = "accepted" if (status == 2).any() else "target_energy"
             break
