@@ -14,8 +14,19 @@ from .solvers import solve, warmup
 
 __version__ = "0.1.0"
 
+
+def data_path(name: str):
+    """Path of a puzzle file shipped with qlib (see ``qlib/data``)."""
+    from pathlib import Path
+
+    path = Path(__file__).parent / "data" / name
+    if not path.exists():
+        available = sorted(p.name for p in path.parent.iterdir() if not p.name.startswith("."))
+        raise FileNotFoundError(f"qlib ships no puzzle {name!r}; available: {', '.join(available)}")
+    return path
+
 __all__ = [
     "Allowed", "CompiledModel", "Constraint", "Expr", "Model", "Relation", "Solution",
     "Var", "Violation", "between", "compile", "cons", "expand_cons", "one_of", "solve",
-    "sum", "to_qubo", "var", "warmup",
+    "sum", "to_qubo", "var", "warmup", "data_path",
 ]

@@ -1,13 +1,19 @@
-"""Simulated annealing on the CPU: replicas in parallel, incremental deltas.
+"""Simulated annealing: one replica's run, shared by the CPU and GPU backends.
 
 Every replica sweeps the variables in order and accepts a flip with the
 Metropolis rule at the sweep's inverse temperature; a replica stops as soon as
-its energy reaches the target (checked after every accepted flip).  Replicas
-run on all cores with ``prange`` and each has its own random stream, so the
-result does not depend on the thread count.
+its energy reaches the target (checked after every accepted flip).  Each replica
+has its own random stream, so results depend only on the seed.
+
+:func:`anneal_replica` is the whole per-replica search.  The CPU backend calls
+it from a ``prange`` loop (:func:`anneal_round`); the GPU backend calls the same
+function from a CUDA kernel, one thread per replica (:mod:`qlib.solvers.gpu`).
+It allocates nothing: per-replica scratch comes in as rows of 2-D arrays.
 """
 
 from __future__ import annotations
+
+import math
 
 import numpy as np
 from numba import njit, prange
@@ -15,42 +21,55 @@ from numba import njit, prange
 from .kernel import apply_flip, flip_delta, init_state, rng_uniform
 
 
-@njit(cache=True, parallel=True)
-def anneal_round(m, states, betas, rng, target, num_terms, num_rows, best_states, best_energies, flips, hit):
-    """One annealing run per replica from ``states`` (modified in place)."""
-    num_replicas, n = states.shape
-    for rep in prange(num_replicas):
-        x = states[rep]
-        fc = np.empty(num_terms, dtype=np.int32)
-        lhs = np.empty(num_rows, dtype=np.float64)
-        scratch = np.zeros(num_rows, dtype=np.float64)
-        energy = init_state(x, fc, lhs, m)
-        best = energy
-        best_states[rep, :] = x
-        count = 0
-        reached = energy <= target
-        for s in range(betas.shape[0]):
-            if reached:
-                break
-            beta = betas[s]
-            for v in range(n):
-                d = flip_delta(v, x, fc, lhs, scratch, m)
-                if d <= 0.0 or rng_uniform(rng, rep) < np.exp(-beta * d):
-                    apply_flip(v, x, fc, lhs, m)
-                    energy += d
-                    count += 1
-                    if energy <= target:
-                        reached = True
-                        break
-            if energy < best:
-                best = energy
-                best_states[rep, :] = x
+@njit(cache=True)
+def anneal_replica(rep, m, states, betas, rng, target, FC, LHS, SCRATCH, best_states, best_energies, flips, hit):
+    """Anneal replica ``rep`` from ``states[rep]`` (modified in place)."""
+    x = states[rep]
+    fc = FC[rep]
+    lhs = LHS[rep]
+    scratch = SCRATCH[rep]
+    rg = rng[rep]
+    n = x.shape[0]
+    for r in range(scratch.shape[0]):
+        scratch[r] = 0.0
+    energy = init_state(x, fc, lhs, m)
+    best = energy
+    for i in range(n):
+        best_states[rep, i] = x[i]
+    count = 0
+    reached = energy <= target
+    for s in range(betas.shape[0]):
         if reached:
+            break
+        beta = betas[s]
+        for v in range(n):
+            d = flip_delta(v, x, fc, lhs, scratch, m)
+            if d <= 0.0 or rng_uniform(rg, 0) < math.exp(-beta * d):
+                apply_flip(v, x, fc, lhs, m)
+                energy += d
+                count += 1
+                if energy <= target:
+                    reached = True
+                    break
+        if energy < best:
             best = energy
-            best_states[rep, :] = x
-        best_energies[rep] = best
-        flips[rep] += count
-        hit[rep] = reached
+            for i in range(n):
+                best_states[rep, i] = x[i]
+    if reached:
+        best = energy
+        for i in range(n):
+            best_states[rep, i] = x[i]
+    best_energies[rep] = best
+    flips[rep] += count
+    hit[rep] = reached
+
+
+@njit(cache=True, parallel=True)
+def anneal_round(m, states, betas, rng, target, FC, LHS, SCRATCH, best_states, best_energies, flips, hit):
+    """One annealing run for every replica, in parallel on the CPU cores."""
+    for rep in prange(states.shape[0]):
+        anneal_replica(rep, m, states, betas, rng, target, FC, LHS, SCRATCH, best_states, best_energies,
+                       flips, hit)
 
 
 @njit(cache=True)

@@ -108,10 +108,21 @@ def _solve_cpu(compiled, *, seed, time_limit, target_energy, initial_state, meth
                                           max_steps=max_steps)
         info["backend"] = "cpu"
         return state, info
+    state, info = run_sa(compiled, rng, states, target, time_limit, num_sweeps=num_sweeps,
+                         beta_range=beta_range, max_rounds=max_rounds, round_function=anneal.anneal_round)
+    info["backend"] = "cpu"
+    return state, info
+
+
+def run_sa(compiled, rng, states, target, time_limit, *, num_sweeps, beta_range, max_rounds, round_function):
+    """Annealing rounds (the first from ``states``, then random restarts) until the
+    target, the time limit or ``max_rounds``.  ``round_function`` runs one round
+    on every replica: the CPU ``prange`` loop or the GPU kernel launcher."""
+    num_replicas = states.shape[0]
     if not isinstance(num_sweeps, int) or num_sweeps < 1:
         raise ValueError(f"num_sweeps must be a positive integer, got {num_sweeps!r}")
     if max_rounds is None:
-        max_rounds = 1 if target_energy is None else 100_000
+        max_rounds = 1 if not np.isfinite(target) else 100_000
     if beta_range is None:
         beta_range = _beta_range(compiled, rng[-1])
     hot, cold = (float(b) for b in beta_range)
@@ -123,6 +134,10 @@ def _solve_cpu(compiled, *, seed, time_limit, target_energy, initial_state, meth
     best_states = np.empty_like(states)
     best_energies = np.empty(num_replicas)
     hit = np.zeros(num_replicas, dtype=np.bool_)
+    padded_rng = np.zeros((num_replicas, 8), dtype=np.uint64)  # one cache line per replica
+    padded_rng[:, 0] = rng[:num_replicas]
+    scratch = (np.zeros((num_replicas, compiled.num_terms), dtype=np.int32),
+               np.zeros((num_replicas, compiled.num_rows)), np.zeros((num_replicas, compiled.num_rows)))
     best_state, best_energy = None, np.inf
     start = time.perf_counter()
     rounds, status = 0, "max_rounds"
@@ -130,8 +145,7 @@ def _solve_cpu(compiled, *, seed, time_limit, target_energy, initial_state, meth
         if rounds > 0:  # restart from random states
             gen = np.random.Generator(np.random.PCG64(int(rng[rounds % num_replicas]) + rounds))
             states = gen.integers(0, 2, size=states.shape, dtype=np.uint8)
-        anneal.anneal_round(m, states, betas, rng, target, compiled.num_terms, compiled.num_rows,
-                            best_states, best_energies, flips, hit)
+        round_function(m, states, betas, padded_rng, target, *scratch, best_states, best_energies, flips, hit)
         rounds += 1
         k = int(np.argmin(best_energies))  # first replica among equals: deterministic
         if best_energies[k] < best_energy:
@@ -144,7 +158,7 @@ def _solve_cpu(compiled, *, seed, time_limit, target_energy, initial_state, meth
         if time.perf_counter() - start >= time_limit:
             status = "time_limit"
             break
-    info = dict(backend="cpu", method="sa", num_replicas=num_replicas, num_sweeps=num_sweeps,
+    info = dict(method="sa", num_replicas=num_replicas, num_sweeps=num_sweeps,
                 beta_range=(hot, cold), rounds=rounds, flips=int(flips.sum()), stop_reason=status)
     return best_state, info
 

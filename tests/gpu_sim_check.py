@@ -1,0 +1,29 @@
+"""Run the GPU backend's code path under numba's CUDA simulator and print the
+facts the tests check as JSON.  Started by tests/test_gpu.py in a subprocess,
+because the simulator must be switched on before numba.cuda is imported."""
+
+import json
+import os
+
+assert os.environ.get("NUMBA_ENABLE_CUDASIM") == "1"
+
+import numpy as np  # noqa: E402
+
+import qlib  # noqa: E402
+
+x = qlib.var("gsim", 7)
+model = (qlib.sum(x) - 3) ** 2 + x[0] * x[1] * ~x[2] - 2 * x[3] * x[4] + x[5] * ~x[6] \
+    + qlib.cons(x[0] + x[5] == qlib.one_of(0, 2), label="pair")
+exact = qlib.solve(model, backend="exhaustive")
+gpu = qlib.solve(model, backend="gpu", seed=5, num_replicas=6, num_sweeps=40, target_energy=exact.energy)
+gpu_again = qlib.solve(model, backend="gpu", seed=5, num_replicas=6, num_sweeps=40, target_energy=exact.energy)
+cpu = qlib.solve(model, backend="cpu", method="sa", seed=5, num_replicas=6, num_sweeps=40,
+                 target_energy=exact.energy)
+warm = qlib.solve(model, backend="gpu", seed=1, num_replicas=2, num_sweeps=5, initial_state=exact.state,
+                  target_energy=exact.energy)
+print(json.dumps(dict(
+    exact=exact.energy, gpu=gpu.energy, device=gpu.info["device"], backend=gpu.info["backend"],
+    same_seed_same_state=bool((gpu.state == gpu_again.state).all()),
+    gpu_equals_cpu=bool((gpu.state == cpu.state).all()) and gpu.info["flips"] == cpu.info["flips"],
+    warm_flips=warm.info["flips"], warm_energy=warm.energy,
+)))
