@@ -183,20 +183,29 @@ def solve(model, *, backend: str = "cpu", seed: int | None = None, time_limit: f
     below it is found), ``initial_state`` (a state, a {variable: value} mapping,
     or a previous Solution, whose values carry over by label).  Other keyword
     arguments belong to the backend and unknown ones raise ``TypeError``.
+
+    ``backend`` is "cpu" (numba), "gpu" (CUDA), "auto" (the GPU when one works,
+    else the CPU; ``info["backend"]`` says which ran), "exhaustive" (exact, up
+    to 24 variables), or a callable ``f(compiled, *, seed, time_limit,
+    target_energy, initial_state, **options) -> (state, info)`` that wraps
+    another sampler (the benchmarks wrap dwave-samplers and OpenJij this way).
     """
-    if backend not in BACKENDS:
-        raise ValueError(f"unknown backend {backend!r}; choose one of {', '.join(BACKENDS)}")
-    chosen = backend
-    if backend == "auto":
-        from . import gpu
-
-        chosen = "gpu" if gpu.is_available() else "cpu"
-    if chosen == "gpu":
-        from . import gpu
-
-        func = gpu.solve_gpu
+    if callable(backend):
+        func, chosen = backend, getattr(backend, "name", getattr(backend, "__name__", "custom"))
+    elif backend not in BACKENDS:
+        raise ValueError(f"unknown backend {backend!r}; choose one of {', '.join(BACKENDS)}, or pass a callable")
     else:
-        func = _BACKEND_FUNCS[chosen]
+        chosen = backend
+        if backend == "auto":
+            from . import gpu
+
+            chosen = "gpu" if gpu.is_available() else "cpu"
+        if chosen == "gpu":
+            from . import gpu
+
+            func = gpu.solve_gpu
+        else:
+            func = _BACKEND_FUNCS[chosen]
     compiled = model if isinstance(model, CompiledModel) else compile(model)
     time_limit = _check_time_limit(time_limit)
     if seed is None:
@@ -207,7 +216,9 @@ def solve(model, *, backend: str = "cpu", seed: int | None = None, time_limit: f
     start = time.perf_counter()
     state, info = func(compiled, seed=seed, time_limit=time_limit, target_energy=target_energy,
                        initial_state=initial_state, **backend_options)
-    info.update(seconds=time.perf_counter() - start, seed=seed, requested_backend=backend)
+    info.setdefault("backend", chosen)
+    info.update(seconds=time.perf_counter() - start, seed=seed,
+                requested_backend=backend if isinstance(backend, str) else chosen)
     return Solution(compiled, state, info)
 
 
