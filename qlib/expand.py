@@ -87,7 +87,7 @@ def _penalty(con: Constraint, name: str) -> tuple[Expr, list[str]]:
     return con.weight * (lhs - lo - counter) ** 2, labels
 
 
-def expand_cons(model) -> Model:
+def expand_cons(model, *, prefix: str = AUX_PREFIX) -> Model:
     """Replace every constraint by a penalty polynomial (slack variables where needed).
 
     * ``lhs == k``: ``(lhs - k)**2``
@@ -101,13 +101,15 @@ def expand_cons(model) -> Model:
     Each penalty is multiplied by the constraint's weight.  The result is a
     polynomial in plain variables (``~x`` written as ``1 - x``), ready for any
     QUBO/HUBO solver; ``report`` lists the slack variables added per constraint.
+    Slack variables are labelled ``{prefix}_slack{k}[b]`` for constraint ``k``;
+    give each call its own ``prefix`` when expanded pieces are added together.
     """
     model = as_model(model)
     taken = {label_of(v) for v in model.var_ids}
     objective = model.objective
     slack: dict[str, list[str]] = {}
     for k, con in enumerate(model.constraints):
-        name = f"{AUX_PREFIX}_slack{k}"
+        name = f"{prefix}_slack{k}"
         penalty, labels = _penalty(con, name)
         clash = taken.intersection(labels)
         if clash:

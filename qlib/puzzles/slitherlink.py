@@ -33,7 +33,9 @@ import numpy as np
 
 import qlib
 from qlib.constraints import Model
-from qlib.expr import Expr, Var, id_of
+from qlib.expr import Expr
+from qlib.solvers.focused import LazyCuts
+from qlib.solvers.hooks import loop_hook_data
 
 from .loops import DegreeError, Grid, grid, loop_satisfies_clues, split_loops
 
@@ -362,16 +364,6 @@ def _loop_tag(loop) -> str:
     return hashlib.sha1(data.encode()).hexdigest()[:10]
 
 
-def _relabel(expr: Expr, mapping: dict[str, str]) -> Expr:
-    """``expr`` with the variables labelled by ``mapping``'s keys renamed to its values."""
-    ids = {id_of(old): Var(new).id for old, new in mapping.items() if id_of(old) is not None}
-    terms: dict = {}
-    for t, c in expr.terms.items():
-        key = tuple(sorted(2 * ids.get(lit >> 1, lit >> 1) + (lit & 1) for lit in t))
-        terms[key] = terms.get(key, 0) + c
-    return Expr(terms)
-
-
 def forbid_loop(sm: SlitherlinkModel, loop, form: str = "hubo", *, label: str | None = None):
     """What to add to a model so that the state containing all of ``loop`` costs 1 more.
 
@@ -402,12 +394,7 @@ def forbid_loop(sm: SlitherlinkModel, loop, form: str = "hubo", *, label: str | 
     if form == "inequality":
         return ineq
     if form == "qubo":
-        expanded = qlib.expand_cons(ineq)
-        slack = expanded.report["slack_vars"]
-        # expand_cons names slack variables by constraint position (_aux_slack0[b]), the same
-        # for every single-constraint call: give them names unique to this loop.
-        mapping = {s: f"_loop_{tag}_slack{s[s.index('['):]}" for s in slack}
-        return _relabel(expanded.objective, mapping)
+        return qlib.expand_cons(ineq, prefix=f"_loop_{tag}").objective  # slack labels unique to this loop
     raise ValueError(f"unknown form {form!r}; choose one of {', '.join(FORMS)}")
 
 
@@ -633,15 +620,61 @@ def _outer(run: _Run) -> SlitherlinkResult:
         previous = sol
 
 
+def loop_cuts(sm: SlitherlinkModel, compiled, **options) -> LazyCuts:
+    """The loop separation hook of :mod:`qlib.solvers.hooks`, wired to this board's edges."""
+    g = sm.grid
+    cols = [compiled.index(e) for e in sm.edges]
+    clues = sm.board.clue_cells
+    data = loop_hook_data(cols, g.endpoints[:, 0], g.endpoints[:, 1], g.num_points,
+                          [g.cell_edges[i * sm.board.cols + j] for i, j, _ in clues], [n for _, _, n in clues])
+    return LazyCuts("loops", data, **options)
+
+
+def _lazy(run: _Run) -> SlitherlinkResult:
+    """qlib's method: one focused search in which every closed loop met in a
+    low-energy state is either accepted (it alone satisfies every clue) or
+    forbidden at once by a product term, without restarting the solve."""
+    if run.form == "qubo":
+        raise ValueError("method='lazy' adds loop cuts as product terms; use form='hubo' or 'inequality' "
+                         "(the same energy), or method='outer' for the pure QUBO form")
+    if run.backend not in ("cpu", "auto"):
+        raise ValueError("method='lazy' runs on the CPU backend; use method='outer' for other backends")
+    t0 = time.perf_counter()
+    compiled = qlib.compile(run.model)
+    options = dict(run.solver_options)
+    cut_options = {k: options.pop(k) for k in ("hook_energy", "hook_interval", "cut_weight") if k in options}
+    lazy = loop_cuts(run.sm, compiled, **{k.replace("hook_", "").replace("cut_", ""): v
+                                          for k, v in cut_options.items()})
+    sol = qlib.solve(compiled, backend="cpu", method="focused", seed=run.seed, time_limit=max(run.remaining(), 1e-3),
+                     target_energy=0, lazy_cuts=lazy, **options)
+    mask = decode(run.sm, sol)
+    loops = run.split(mask)
+    rec = run.record(sol, mask, loops, t0)
+    rec["cuts"] = [len(c) for c in sol.info["cuts"]]
+    rec["forbidden"] = len(rec["cuts"])
+    run.forbidden = len(rec["cuts"])
+    if sol.info["stop_reason"] == "accepted" and loops is not None:
+        answer = run.answer_loop(loops)
+        if answer is not None:
+            return run.result("answer", answer)
+    return run.result("time_limit" if sol.info["stop_reason"] == "time_limit" else "no_zero_energy_state")
+
+
 #: Solving methods by name: each takes a prepared :class:`_Run` and returns the result.
-METHODS: dict[str, Callable[[_Run], SlitherlinkResult]] = {"outer": _outer}
+METHODS: dict[str, Callable[[_Run], SlitherlinkResult]] = {"lazy": _lazy, "outer": _outer}
 
 
-def solve(board, *, form: str = "hubo", method: str = "outer", backend: str = "cpu", seed: int | None = None,
+def solve(board, *, form: str = "hubo", method: str = "lazy", backend: str = "cpu", seed: int | None = None,
           time_limit: float = 60.0, max_iterations: int = 100, **solver_options) -> SlitherlinkResult:
-    """Solve ``board`` by iterative elimination of multi-loop states.
+    """Solve ``board`` by eliminating multi-loop states.
 
-    Each iteration solves the clue and degree constraints (plus the loops
+    ``method="lazy"`` (the default, fastest): one focused search on the clue
+    and degree constraints in which every closed loop met in a low-energy state
+    is accepted if it alone satisfies every clue, else forbidden at once by a
+    product term (lazy cuts; :func:`loop_cuts`).  ``hook_energy``,
+    ``hook_interval`` and ``cut_weight`` tune it.
+
+    ``method="outer"``: the source's iteration.  Each iteration solves the clue and degree constraints (plus the loops
     forbidden so far) with ``qlib.solve(..., target_energy=0)``, warm-started
     from the previous solution; splits the state into loops; returns a loop that
     satisfies every clue on its own; otherwise forbids every loop found, in
