@@ -17,7 +17,7 @@ model = (qlib.sum(x) - 3) ** 2 + x[0] * x[1] * ~x[2] - 2 * x[3] * x[4] + x[5] * 
 exact = qlib.solve(model, backend="exhaustive")
 gpu = qlib.solve(model, backend="gpu", seed=5, num_replicas=6, num_sweeps=40, target_energy=exact.energy)
 gpu_again = qlib.solve(model, backend="gpu", seed=5, num_replicas=6, num_sweeps=40, target_energy=exact.energy)
-cpu = qlib.solve(model, backend="cpu", method="sa", seed=5, num_replicas=6, num_sweeps=40,
+cpu = qlib.solve(model, backend="cpu", algorithm="sa", seed=5, num_replicas=6, num_sweeps=40,
                  target_energy=exact.energy)
 warm = qlib.solve(model, backend="gpu", seed=1, num_replicas=2, num_sweeps=5, initial_state=exact.state,
                   target_energy=exact.energy)

@@ -49,7 +49,7 @@ def test_custom_hook_steers_to_the_wanted_state(seed):
     wanted[[1, 4, 6]] = 1
     data = (wanted,) + tuple(np.zeros(1, dtype=np.int64) for _ in range(6))
     lazy = LazyCuts(cut_all_but_wanted, data, energy=0.0, interval=1)
-    sol = qlib.solve(comp, backend="cpu", method="focused", seed=seed, target_energy=0, lazy_cuts=lazy,
+    sol = qlib.solve(comp, backend="cpu", algorithm="focused", seed=seed, target_energy=0, lazy_cuts=lazy,
                      time_limit=10)
     assert sol.info["stop_reason"] == "accepted"
     assert sol.state.tolist() == wanted.tolist()
@@ -65,7 +65,7 @@ def test_focused_reaches_zero_on_constraint_models():
         model = model + qlib.cons(qlib.sum(a[:, i]) == 1, label=f"col {i}")
     model = model + qlib.cons(a[0, 0] + a[1, 1] <= 0)
     for seed in range(3):
-        sol = qlib.solve(model, backend="cpu", method="focused", seed=seed, target_energy=0)
+        sol = qlib.solve(model, backend="cpu", algorithm="focused", seed=seed, target_energy=0)
         assert sol.energy == 0 and sol.is_feasible
         assert (sol(a).sum(axis=0) == 1).all() and (sol(a).sum(axis=1) == 1).all()
 
@@ -75,20 +75,20 @@ def test_focused_handles_positive_high_degree_terms():
     x = qlib.var("hd", 5)
     model = x[0] * x[1] * x[2] + x[2] * x[3] * x[4] * x[1] + qlib.cons(qlib.sum(x) == 3)
     exact = qlib.solve(model, backend="exhaustive")
-    sol = qlib.solve(model, backend="cpu", method="focused", seed=0, target_energy=exact.energy)
+    sol = qlib.solve(model, backend="cpu", algorithm="focused", seed=0, target_energy=exact.energy)
     assert sol.energy == exact.energy == 0
 
 
 def test_same_seed_same_result_focused():
     comp = exactly_k_model(30, 7)
-    runs = [qlib.solve(comp, backend="cpu", method="focused", seed=11, target_energy=0, num_replicas=2)
+    runs = [qlib.solve(comp, backend="cpu", algorithm="focused", seed=11, target_energy=0, num_replicas=2)
             for _ in range(2)]
     assert runs[0].state.tolist() == runs[1].state.tolist()
 
 
 def test_focused_needs_a_stopping_rule():
     with pytest.raises(ValueError, match="target_energy"):
-        qlib.solve(qlib.cons(qlib.var("s1") + qlib.var("s2") == 1), backend="cpu", method="focused")
+        qlib.solve(qlib.cons(qlib.var("s1") + qlib.var("s2") == 1), backend="cpu", algorithm="focused")
 
 
 def test_lazy_cuts_validates_its_input():

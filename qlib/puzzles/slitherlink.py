@@ -645,7 +645,7 @@ def _lazy(run: _Run) -> SlitherlinkResult:
     cut_options = {k: options.pop(k) for k in ("hook_energy", "hook_interval", "cut_weight") if k in options}
     lazy = loop_cuts(run.sm, compiled, **{k.replace("hook_", "").replace("cut_", ""): v
                                           for k, v in cut_options.items()})
-    sol = qlib.solve(compiled, backend="cpu", method="focused", seed=run.seed, time_limit=max(run.remaining(), 1e-3),
+    sol = qlib.solve(compiled, backend="cpu", algorithm="focused", seed=run.seed, time_limit=max(run.remaining(), 1e-3),
                      target_energy=0, lazy_cuts=lazy, **options)
     mask = decode(run.sm, sol)
     loops = run.split(mask)

@@ -81,28 +81,28 @@ def _beta_range(compiled: CompiledModel, rng_state) -> tuple[float, float]:
     return math.log(2.0) / float(nonzero.max()), math.log(100.0) / float(nonzero.min())
 
 
-def _solve_cpu(compiled, *, seed, time_limit, target_energy, initial_state, method="auto",
+def _solve_cpu(compiled, *, seed, time_limit, target_energy, initial_state, algorithm="auto",
                num_replicas=None, num_sweeps=1000, beta_range=None, max_rounds=None,
                noise=0.2, tabu_tenure=(1, 8), lazy_cuts=None, max_steps=None):
-    """Numba backend.  ``method``: "sa" (simulated annealing with restarts) or
+    """Numba backend.  ``algorithm``: "sa" (simulated annealing with restarts) or
     "focused" (tabu-guided focused search, optionally with ``lazy_cuts``);
     "auto" picks "focused" when there is a target and every objective
     coefficient is non-negative (the energy is all penalty), else "sa"."""
-    if method == "auto":
+    if algorithm == "auto":
         penalty_only = bool((compiled.term_coef[:compiled.num_objective_terms] >= 0).all())
-        method = "focused" if (target_energy is not None and penalty_only) or lazy_cuts is not None else "sa"
-    if method not in ("sa", "focused"):
-        raise ValueError(f"unknown method {method!r}; choose 'auto', 'sa' or 'focused'")
+        algorithm = "focused" if (target_energy is not None and penalty_only) or lazy_cuts is not None else "sa"
+    if algorithm not in ("sa", "focused"):
+        raise ValueError(f"unknown algorithm {algorithm!r}; choose 'auto', 'sa' or 'focused'")
     if num_replicas is None:
-        num_replicas = 8 if method == "sa" else 2
+        num_replicas = 8 if algorithm == "sa" else 2
     if not isinstance(num_replicas, int) or num_replicas < 1:
         raise ValueError(f"num_replicas must be a positive integer, got {num_replicas!r}")
     rng = _seed_sequence(seed, num_replicas + 1)
     states = _initial_states(compiled, initial_state, num_replicas, rng[-1:])
     target = -np.inf if target_energy is None else float(target_energy) - compiled.offset
-    if method == "focused":
+    if algorithm == "focused":
         if target_energy is None and max_steps is None and lazy_cuts is None:
-            raise ValueError("method='focused' needs a target_energy, lazy_cuts or max_steps to know when to stop")
+            raise ValueError("algorithm='focused' needs a target_energy, lazy_cuts or max_steps to know when to stop")
         state, info = focused.run_focused(compiled, rng[:num_replicas], states, target, time_limit,
                                           noise=noise, tabu_tenure=tabu_tenure, lazy=lazy_cuts,
                                           max_steps=max_steps)
@@ -158,7 +158,7 @@ def run_sa(compiled, rng, states, target, time_limit, *, num_sweeps, beta_range,
         if time.perf_counter() - start >= time_limit:
             status = "time_limit"
             break
-    info = dict(method="sa", num_replicas=num_replicas, num_sweeps=num_sweeps,
+    info = dict(algorithm="sa", num_replicas=num_replicas, num_sweeps=num_sweeps,
                 beta_range=(hot, cold), rounds=rounds, flips=int(flips.sum()), stop_reason=status)
     return best_state, info
 
@@ -244,5 +244,6 @@ def warmup() -> float:
     a = var("_warmup", 3)
     model = a[0] * ~a[1] * a[2] + cons(a[0] + a[1] + a[2] == one_of(0, 2), label="warmup")
     solve(model, backend="exhaustive")
-    solve(model, backend="cpu", seed=0, num_sweeps=2, num_replicas=1)
+    solve(model, backend="cpu", seed=0, num_sweeps=2, num_replicas=1, algorithm="sa")
+    solve(model, backend="cpu", seed=0, target_energy=0, num_replicas=1, algorithm="focused")
     return time.perf_counter() - start

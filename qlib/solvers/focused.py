@@ -315,7 +315,7 @@ def init_replicas(m, num_obj, X, FC, LHS, E, bad_list, bad_pos, bad_count):
 
 
 class LazyCuts:
-    """Lazy cuts for :func:`qlib.solve` (``backend="cpu"``, ``method="focused"``).
+    """Lazy cuts for :func:`qlib.solve` (``backend="cpu"``, ``algorithm="focused"``).
 
     ``hook`` is the name of a built-in hook (``"loops"``, see
     :mod:`qlib.solvers.hooks`) or a custom ``@njit`` function with the hook
@@ -430,7 +430,7 @@ def run_focused(compiled, rng_states, start_states, target, time_limit, *, noise
         rep = int(np.argmin(best_E))
         state = best_X[rep].copy()
     cuts = [CUT_VARS[rep, CUT_PTR[rep, c]:CUT_PTR[rep, c + 1]].copy() for c in range(int(cut_count[rep]))]
-    info = dict(method="focused", num_replicas=P, noise=noise, tabu_tenure=(tenure_min, tenure_max),
+    info = dict(algorithm="focused", num_replicas=P, noise=noise, tabu_tenure=(tenure_min, tenure_max),
                 flips=int(steps.sum()), steps_of_winner=int(steps[rep]), replica=rep,
                 stop_reason=stop_reason, cuts=cuts, num_cuts=len(cuts))
     return state, info
