@@ -83,7 +83,7 @@ def _beta_range(compiled: CompiledModel, rng_state) -> tuple[float, float]:
 
 def _solve_cpu(compiled, *, seed, time_limit, target_energy, initial_state, algorithm="auto",
                num_replicas=None, num_sweeps=1000, beta_range=None, max_rounds=None,
-               noise=0.2, tabu_tenure=(1, 8), lazy_cuts=None, max_steps=None):
+               noise=0.2, tabu_tenure=(0, 2), lazy_cuts=None, max_steps=None, share_cuts=True):
     """Numba backend.  ``algorithm``: "sa" (simulated annealing with restarts) or
     "focused" (tabu-guided focused search, optionally with ``lazy_cuts``);
     "auto" picks "focused" when there is a target and every objective
@@ -105,7 +105,7 @@ def _solve_cpu(compiled, *, seed, time_limit, target_energy, initial_state, algo
             raise ValueError("algorithm='focused' needs a target_energy, lazy_cuts or max_steps to know when to stop")
         state, info = focused.run_focused(compiled, rng[:num_replicas], states, target, time_limit,
                                           noise=noise, tabu_tenure=tabu_tenure, lazy=lazy_cuts,
-                                          max_steps=max_steps)
+                                          max_steps=max_steps, share=share_cuts)
         info["backend"] = "cpu"
         return state, info
     state, info = run_sa(compiled, rng, states, target, time_limit, num_sweeps=num_sweeps,

@@ -82,6 +82,42 @@ def _count_new_cut(lo, hi, x, cut_vars, cut_on, cut_crit):
 
 
 @njit(cache=True)
+def _add_cut(src, lo, hi, x, zobrist, cptr, cvars, cut_fc, chash, ccount, cut_head, lit_next, lit_cut,
+             cut_on, cut_crit, bad_l, bad_p, bad_c, comp_base):
+    """Append the cut ``src[lo:hi]`` to one replica's pool unless it is there already.
+
+    Returns 1 if the new cut is on in state ``x`` (its weight must be added to
+    the energy), 0 if added and off, -1 if it was a duplicate, -2 if the pool is full.
+    """
+    h = np.uint64(0)
+    for k in range(lo, hi):
+        h ^= zobrist[src[k]]
+    for c in range(ccount[0]):
+        if chash[c] == h:
+            return -1
+    cid = ccount[0]
+    start = cptr[cid]
+    if cid >= cut_fc.shape[0] or start + (hi - lo) > cvars.shape[0]:
+        return -2
+    for k in range(lo, hi):
+        v = src[k]
+        pos = start + k - lo
+        cvars[pos] = v
+        lit_cut[pos] = cid
+        lit_next[pos] = cut_head[v]
+        cut_head[v] = pos
+    zeros = _count_new_cut(start, start + hi - lo, x, cvars, cut_on, cut_crit)
+    cptr[cid + 1] = start + hi - lo
+    chash[cid] = h
+    cut_fc[cid] = zeros
+    ccount[0] = cid + 1
+    if zeros == 0:
+        _set_bad(comp_base + cid, True, bad_l, bad_p, bad_c)
+        return 1
+    return 0
+
+
+@njit(cache=True)
 def _flip(v, x, fc, lhs, m, num_obj, cut_fc, cut_head, lit_next, lit_cut, cut_ptr, cut_vars,
           cut_on, cut_crit, bad_list, bad_pos, bad_count, num_rows):
     """Flip ``x[v]`` and update term counts, row values, cut counters and the bad set."""
@@ -147,8 +183,6 @@ def focused_chunk(m, row_var_ptr, row_vars, num_obj, hook, hook_id, hook_data, t
      row_const, row_weight, row_iv_ptr, row_iv_lo, row_iv_hi) = m
     num_replicas, n = X.shape
     num_rows = row_weight.shape[0]
-    max_cuts = CUT_FC.shape[1]
-    max_lits = CUT_VARS.shape[1]
     for rep in prange(num_replicas):
         if status[rep] != 0:
             continue
@@ -163,6 +197,7 @@ def focused_chunk(m, row_var_ptr, row_vars, num_obj, hook, hook_id, hook_data, t
         cut_crit = CUT_CRIT[rep]
         cptr = CUT_PTR[rep]
         cvars = CUT_VARS[rep]
+        ccount = cut_count[rep]
         bad_l = bad_list[rep]
         bad_p = bad_pos[rep]
         bad_c = bad_count[rep]
@@ -183,39 +218,16 @@ def focused_chunk(m, row_var_ptr, row_vars, num_obj, hook, hook_id, hook_data, t
                     break
                 added = 0
                 for c in range(nc):
-                    lo = buf_ptr[rep, c]
-                    hi = buf_ptr[rep, c + 1]
-                    h = np.uint64(0)
-                    for k in range(lo, hi):
-                        h ^= zobrist[buf_vars[rep, k]]
-                    dup = False
-                    for c2 in range(cut_count[rep]):
-                        if CUT_HASH[rep, c2] == h:
-                            dup = True
-                            break
-                    if dup:
-                        continue
-                    cid = cut_count[rep]
-                    start = CUT_PTR[rep, cid]
-                    if cid >= max_cuts or start + (hi - lo) > max_lits:
+                    res = _add_cut(buf_vars[rep], buf_ptr[rep, c], buf_ptr[rep, c + 1], x, zobrist, cptr, cvars,
+                                   cut_fc, CUT_HASH[rep], ccount, cut_head, lit_next, lit_cut, cut_on, cut_crit,
+                                   bad_l, bad_p, bad_c, num_rows + num_obj)
+                    if res == -2:
                         status[rep] = 3
                         break
-                    for k in range(lo, hi):
-                        v = buf_vars[rep, k]
-                        pos = start + k - lo
-                        CUT_VARS[rep, pos] = v
-                        lit_cut[pos] = cid
-                        lit_next[pos] = cut_head[v]
-                        cut_head[v] = pos
-                    zeros = _count_new_cut(start, start + hi - lo, x, cvars, cut_on, cut_crit)
-                    CUT_PTR[rep, cid + 1] = start + hi - lo
-                    CUT_HASH[rep, cid] = h
-                    cut_fc[cid] = zeros
-                    cut_count[rep] = cid + 1
-                    if zeros == 0:
-                        energy += cut_weight
-                        _set_bad(num_rows + num_obj + cid, True, bad_l, bad_p, bad_c)
-                    added += 1
+                    if res >= 0:
+                        added += 1
+                        if res == 1:
+                            energy += cut_weight
                 if status[rep] != 0:
                     break
                 if added == 0 and energy <= target + EPS:
@@ -296,6 +308,35 @@ def focused_chunk(m, row_var_ptr, row_vars, num_obj, hook, hook_id, hook_data, t
 
 
 @njit(cache=True)
+def share_cuts(X, E, status, shared_upto, cut_weight, num_base, zobrist, CUT_PTR, CUT_VARS, CUT_FC, CUT_HASH,
+               cut_count, CUT_HEAD, LIT_NEXT, LIT_CUT, CUT_ON, CUT_CRIT, bad_list, bad_pos, bad_count):
+    """Give every running replica the cuts the others found since the last call.
+
+    Called between chunks, in replica order, so the result does not depend on
+    thread timing.  A cut is a fact about the problem (here: a loop that is not
+    the answer), so one replica's cut is valid for all.
+    """
+    P = X.shape[0]
+    snapshot = cut_count[:, 0].copy()
+    for r in range(P):
+        if status[r] != 0:
+            continue
+        for s in range(P):
+            if s == r:
+                continue
+            for c in range(shared_upto[s], snapshot[s]):
+                res = _add_cut(CUT_VARS[s], CUT_PTR[s, c], CUT_PTR[s, c + 1], X[r], zobrist, CUT_PTR[r],
+                               CUT_VARS[r], CUT_FC[r], CUT_HASH[r], cut_count[r], CUT_HEAD[r], LIT_NEXT[r],
+                               LIT_CUT[r], CUT_ON[r], CUT_CRIT[r], bad_list[r], bad_pos[r], bad_count[r], num_base)
+                if res == 1:
+                    E[r] += cut_weight
+                elif res == -2:
+                    status[r] = 3
+    for r in range(P):
+        shared_upto[r] = cut_count[r, 0]
+
+
+@njit(cache=True)
 def init_replicas(m, num_obj, X, FC, LHS, E, bad_list, bad_pos, bad_count):
     """Energies, term counts, row values and bad sets of fresh replicas (no cuts yet)."""
     (term_ptr, term_vars, term_negs, term_coef, term_row,
@@ -344,10 +385,12 @@ class LazyCuts:
 
 
 def run_focused(compiled, rng_states, start_states, target, time_limit, *, noise=0.2,
-                tabu_tenure=(1, 8), lazy: LazyCuts | None = None, max_steps=None):
+                tabu_tenure=(0, 2), lazy: LazyCuts | None = None, max_steps=None, share=True, sync_steps=20_000):
     """Drive :func:`focused_chunk` in short chunks until done, out of time or out of steps.
 
-    Returns (state, info).  ``target`` is relative to the model's offset.
+    Returns (state, info).  ``target`` is relative to the model's offset.  With
+    lazy cuts, chunks are at most ``sync_steps`` long and, when ``share`` is
+    on, the replicas pool their cuts after every chunk.
     """
     import time
 
@@ -388,7 +431,8 @@ def run_focused(compiled, rng_states, start_states, target, time_limit, *, noise
     CUT_VARS = np.zeros((P, max_lits), dtype=np.int32)
     CUT_FC = np.zeros((P, max_cuts), dtype=np.int32)
     CUT_HASH = np.zeros((P, max_cuts), dtype=np.uint64)
-    cut_count = np.zeros(P, dtype=np.int64)
+    cut_count = np.zeros((P, 8), dtype=np.int64)  # padded: one cache line per replica
+    shared_upto = np.zeros(P, dtype=np.int64)
     CUT_HEAD = np.full((P, n), -1, dtype=np.int32)
     LIT_NEXT = np.full((P, max_lits), -1, dtype=np.int32)
     LIT_CUT = np.zeros((P, max_lits), dtype=np.int32)
@@ -403,6 +447,7 @@ def run_focused(compiled, rng_states, start_states, target, time_limit, *, noise
 
     start = time.perf_counter()
     chunk, stop_reason = 1000, "max_steps"
+    max_chunk = 200_000 if lazy is None else sync_steps
     while True:
         remaining = max_steps - int(steps.max())
         if remaining <= 0:
@@ -418,10 +463,13 @@ def run_focused(compiled, rng_states, start_states, target, time_limit, *, noise
         if (status == 3).all():
             stop_reason = "cut_pool_full"
             break
+        if lazy is not None and share and P > 1:
+            share_cuts(X, E, status, shared_upto, weight, num_comp, zobrist, CUT_PTR, CUT_VARS, CUT_FC, CUT_HASH,
+                       cut_count, CUT_HEAD, LIT_NEXT, LIT_CUT, CUT_ON, CUT_CRIT, bad_list, bad_pos, bad_count)
         if time.perf_counter() - start >= time_limit:
             stop_reason = "time_limit"
             break
-        chunk = min(chunk * 2, 200_000)
+        chunk = min(chunk * 2, max_chunk)
     done = np.flatnonzero((status == 1) | (status == 2))
     if done.size:
         rep = int(done[0])  # lowest replica index: independent of thread timing
@@ -429,7 +477,7 @@ def run_focused(compiled, rng_states, start_states, target, time_limit, *, noise
     else:
         rep = int(np.argmin(best_E))
         state = best_X[rep].copy()
-    cuts = [CUT_VARS[rep, CUT_PTR[rep, c]:CUT_PTR[rep, c + 1]].copy() for c in range(int(cut_count[rep]))]
+    cuts = [CUT_VARS[rep, CUT_PTR[rep, c]:CUT_PTR[rep, c + 1]].copy() for c in range(int(cut_count[rep, 0]))]
     info = dict(algorithm="focused", num_replicas=P, noise=noise, tabu_tenure=(tenure_min, tenure_max),
                 flips=int(steps.sum()), steps_of_winner=int(steps[rep]), replica=rep,
                 stop_reason=stop_reason, cuts=cuts, num_cuts=len(cuts))
