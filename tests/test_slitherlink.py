@@ -468,7 +468,7 @@ def test_forbid_loop_forms():
 def test_outer_driver_finds_the_unique_answer(source, form, seed):
     board = sl.parse(source)
     answer = unique_answer(board)
-    result = sl.solve(board, form=form, seed=seed, time_limit=30)
+    result = sl.solve(board, form=form, method="outer", seed=seed, time_limit=30)
     assert result.status == "solved", result.summary()
     assert result.stop_reason == "answer"
     assert np.array_equal(result.answer_state, answer)
@@ -488,7 +488,7 @@ def test_outer_driver_finds_the_unique_answer(source, form, seed):
 
 def test_unsolvable_board_stops_within_its_time_limit():
     start = time.perf_counter()
-    result = sl.solve(["00", "03"], seed=0, time_limit=2.0, max_iterations=5)
+    result = sl.solve(["00", "03"], method="outer", seed=0, time_limit=2.0, max_iterations=5)
     took = time.perf_counter() - start
     assert result.status == "unsolved"
     assert result.stop_reason == "no_zero_energy_state"
@@ -499,10 +499,10 @@ def test_unsolvable_board_stops_within_its_time_limit():
 
 def test_board_with_only_multi_loop_states():
     # "33.33": its one clue+degree state is two 6-edge loops; no single loop exists.
-    result = sl.solve(["33.33"], seed=0, time_limit=10, max_iterations=1)
+    result = sl.solve(["33.33"], method="outer", seed=0, time_limit=10, max_iterations=1)
     assert (result.status, result.stop_reason) == ("unsolved", "max_iterations")
     assert result.iterations[0]["loops"] == [6, 6]
-    exact = sl.solve(["33.33"], backend="exhaustive", time_limit=10)
+    exact = sl.solve(["33.33"], method="outer", backend="exhaustive", time_limit=10)
     assert (exact.status, exact.stop_reason) == ("unsolved", "no_zero_energy_state")
     assert [it["loops"] for it in exact.iterations][0] == [6, 6]
     assert exact.iterations[1]["energy"] > 0 and len(exact.iterations) == 2
@@ -510,7 +510,11 @@ def test_board_with_only_multi_loop_states():
 
 def test_solve_argument_errors():
     with pytest.raises(ValueError, match="'outer'"):
-        sl.solve(SMALL, method="lazy")
+        sl.solve(SMALL, method="branch-and-bound")
+    with pytest.raises(ValueError, match="form='hubo'"):
+        sl.solve(SMALL, method="lazy", form="qubo")
+    with pytest.raises(ValueError, match="CPU"):
+        sl.solve(SMALL, method="lazy", backend="exhaustive")
     with pytest.raises(ValueError, match="'hubo'"):
         sl.solve(SMALL, form="cons")
     with pytest.raises(ValueError, match="time_limit"):
@@ -530,10 +534,30 @@ def test_decode_reads_edges_by_label():
     assert [sol[x] for x in sm.edges] == mask.tolist()
 
 
-def test_10x10_hubo():
-    # With the current CPU solver this takes 0.2-6 s (2-12 iterations) over seeds 0-9.
+@pytest.mark.parametrize("source, form", [
+    (SMALL, "hubo"), (EX1, "hubo"), (EX1, "inequality"), (EX2, "hubo"), (EX2, "inequality"),
+])
+@pytest.mark.parametrize("seed", [0, 1])
+def test_lazy_method_finds_the_unique_answer(source, form, seed):
+    board = sl.parse(source)
+    result = sl.solve(board, form=form, seed=seed, time_limit=30)  # method="lazy" is the default
+    assert (result.status, result.stop_reason, result.method) == ("solved", "answer", "lazy")
+    assert np.array_equal(result.answer_state, unique_answer(board))
+    assert len(result.iterations) == 1 and result.iterations[0]["forbidden"] == len(result.iterations[0]["cuts"])
+
+
+@pytest.mark.parametrize("rows", [["00", "03"], ["33.33"]])
+def test_lazy_method_on_boards_without_answer_ends_unsolved_in_time(rows):
+    start = time.perf_counter()
+    result = sl.solve(rows, seed=0, time_limit=1.0)
+    assert (result.status, result.stop_reason) == ("unsolved", "time_limit")
+    assert time.perf_counter() - start < 1.0 + 1.0
+
+
+@pytest.mark.parametrize("method, seed", [("outer", 5), ("lazy", 0)])
+def test_10x10_hubo(method, seed):
     board = sl.parse(TEN)
-    result = sl.solve(board, form="hubo", seed=5, time_limit=120)
+    result = sl.solve(board, form="hubo", method=method, seed=seed, time_limit=120)
     assert result.status == "solved", result.summary()
     h, v = edges_from_drawing(ANSWER_DRAWING, 10, 10)
     assert result.h == h and result.v == v
