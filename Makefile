@@ -19,7 +19,7 @@ MPL_KERNEL = module://matplotlib_inline.backend_inline
 NUMBA_CACHE_DIR ?= $(CURDIR)/.numba_cache
 export NUMBA_CACHE_DIR
 
-.PHONY: venv test book bench bench-deps browser-deps clean distclean
+.PHONY: venv test book check-html bench bench-deps experiments browser-deps clean distclean
 
 venv: $(STAMP)
 
@@ -34,7 +34,7 @@ $(STAMP): pyproject.toml $(CONSTRAINTS) $(wildcard qlib/__init__.py)
 # Unit tests, then the notebooks under nbval (lax: only cells marked
 # NBVAL_CHECK_OUTPUT are compared with their stored output).
 test: venv
-	MPLBACKEND=$(MPL_SCRIPT) $(VPY) -m pytest tests
+	MPLBACKEND=$(MPL_SCRIPT) $(VPY) -m pytest tests --ignore=tests/test_book_html.py
 	MPLBACKEND=$(MPL_KERNEL) $(VPY) -m pytest --nbval-lax notebooks
 
 # --all: rebuild every page, so every notebook is re-executed against the current
@@ -43,6 +43,11 @@ book: export MPLBACKEND = $(MPL_KERNEL)
 book: venv
 	$(VENV)/bin/jupyter-book build --all . -W -n --keep-going
 	@echo "Book: $(CURDIR)/_build/html/index.html"
+
+# Open the built book in headless Chromium: every page present, figures and math
+# rendered; screenshots of two chapters go to _build/screenshots/.
+check-html: venv browser-deps
+	QLIB_REQUIRE_HTML=1 $(VPY) -m pytest tests/test_book_html.py
 
 bench-deps: $(BENCH_STAMP)
 
@@ -53,6 +58,11 @@ $(BENCH_STAMP): $(STAMP)
 bench: export MPLBACKEND = $(MPL_SCRIPT)
 bench: bench-deps
 	$(VPY) benchmarks/run.py
+
+# The measurements the Experiments chapter reads (benchmarks/results/experiments.json).
+experiments: export MPLBACKEND = $(MPL_SCRIPT)
+experiments: venv
+	$(VPY) benchmarks/experiments.py
 
 # Debian's Chromium + ChromeDriver for headless screenshots of the HTML book (needs root).
 browser-deps:
