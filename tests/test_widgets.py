@@ -131,7 +131,7 @@ def test_board_editor_defaults_to_the_book_puzzle():
     assert box.seed.value == 1 and box.time_limit.value == pytest.approx(10.0)
 
 
-def test_draw_iteration_puts_the_answer_loop_first(outer):
+def test_draw_iteration_draws_every_edge_once(outer):
     import matplotlib.pyplot as plt
 
     k = len(outer.iterations)
@@ -141,3 +141,18 @@ def test_draw_iteration_puts_the_answer_loop_first(outer):
         assert len(ax.lines) == int(np.asarray(outer.iterations[-1]["state"]).sum())
     finally:
         plt.close(ax.figure)
+
+
+def test_iteration_table_lists_every_iteration(outer):
+    table = widgets.iteration_table(outer).data.splitlines()
+    assert table[0] == "| iteration | energy | loop lengths | forbidden | seconds |"
+    assert len(table) == 2 + len(outer.iterations)
+    first = outer.iterations[0]
+    assert table[2].startswith(f"| 1 | 0 | {' '.join(map(str, first['loops']))} | {first['forbidden']} | ")
+    assert table[-1].split(" | ")[2].endswith(f"({len(outer.loop)} accepted)")
+    bare = widgets.iteration_table(outer, seconds=False)
+    assert bare.data.splitlines()[0] == "| iteration | energy | loop lengths | forbidden |"
+    page = bare._repr_html_()
+    assert page.startswith("<table>") and page.count("<tr>") == 1 + len(outer.iterations)
+    assert bare.data.splitlines()[1] == "|---:|---:|:---|---:|"
+    assert "accepted)</td>" in page
