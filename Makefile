@@ -66,8 +66,8 @@ experiments: venv
 
 # Debian's Chromium + ChromeDriver for headless screenshots of the HTML book (needs root).
 browser-deps:
-	@if [ -x /usr/bin/chromium ]; then echo "chromium already installed"; \
-	else apt-get update && apt-get install -y chromium chromium-driver; fi
+	@if [ -x /usr/bin/chromium ] && fc-list 2>/dev/null | grep -qi "Noto.*CJK"; then echo "chromium and CJK fonts already installed"; \
+	else apt-get update && apt-get install -y chromium chromium-driver fonts-noto-cjk; fi
 
 # Build outputs and caches; keeps .venv (see distclean).
 clean:
