@@ -123,7 +123,11 @@ class Expr:
             return NotImplemented
         terms = dict(self.terms)
         for t, c in other.terms.items():
-            terms[t] = terms.get(t, 0) + c
+            c = terms.get(t, 0) + c
+            if c:
+                terms[t] = c
+            else:
+                terms.pop(t, None)  # like terms that cancel leave no trace
         return Expr(terms)
 
     __radd__ = __add__
@@ -334,4 +338,4 @@ def sum(items, start=0) -> Expr:  # noqa: A001 - mirrors qbpp.sum
         item = as_expr(item)
         for t, c in item.terms.items():
             terms[t] = terms.get(t, 0) + c
-    return Expr(terms)
+    return Expr({t: c for t, c in terms.items() if c})

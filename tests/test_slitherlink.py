@@ -578,3 +578,9 @@ def test_draw_colours_each_loop():
     assert sl.draw(board, *edges_from_drawing(ANSWER_DRAWING, 10, 10), ax=ax2) is ax2
     assert {line.get_color() for line in ax2.lines} == {"black"}
     plt.close("all")
+
+
+@pytest.mark.parametrize("method", ["lazy", "outer"])
+def test_board_whose_empty_drawing_has_zero_energy(method):
+    result = sl.solve(["0"], method=method, seed=0, time_limit=5)
+    assert (result.status, result.stop_reason) == ("unsolved", "empty_state")

@@ -459,7 +459,9 @@ class SlitherlinkResult:
     """What :func:`solve` found.
 
     ``status`` is "solved" or "unsolved"; ``stop_reason`` one of "answer",
-    "max_iterations", "time_limit", "no_zero_energy_state".  ``h``/``v`` hold the
+    "max_iterations", "time_limit", "no_zero_energy_state", "empty_state" (a
+    zero-energy state without any loop: the clues allow the empty drawing, and
+    no loop was found).  ``h``/``v`` hold the
     answer loop when solved, else the last state found (all zeros if none).
     ``iterations`` has one dict per solve: ``iteration``, ``energy``, ``loops``
     (loop lengths, None if the state could not be split), ``seconds``,
@@ -613,6 +615,8 @@ def _outer(run: _Run) -> SlitherlinkResult:
             continue  # not an answer; try again with the time left
         loops = split_loops(mask, run.grid.endpoints)  # energy 0: every degree is 0 or 2
         run.record(sol, mask, loops, t0)
+        if not loops:
+            return run.result("empty_state")
         answer = run.answer_loop(loops)
         if answer is not None:
             return run.result("answer", answer)
@@ -657,6 +661,8 @@ def _lazy(run: _Run) -> SlitherlinkResult:
         answer = run.answer_loop(loops)
         if answer is not None:
             return run.result("answer", answer)
+    if sol.info["stop_reason"] == "target_energy":  # energy 0 and the hook saw no loop
+        return run.result("empty_state")
     return run.result("time_limit" if sol.info["stop_reason"] == "time_limit" else "no_zero_energy_state")
 
 
