@@ -81,6 +81,19 @@ def _count_new_cut(lo, hi, x, cut_vars, cut_on, cut_crit):
     return zeros
 
 
+@njit(cache=True, inline="always")
+def _candidate(kind, k, row_vars, term_vars, cut_vars):
+    """The k-th candidate variable of a bad component: a row (0), an objective
+    term (1), a cut (2), or any variable (3, when nothing is bad)."""
+    if kind == 0:
+        return row_vars[k]
+    if kind == 1:
+        return term_vars[k]
+    if kind == 2:
+        return cut_vars[k]
+    return k
+
+
 @njit(cache=True)
 def _add_cut(src, lo, hi, x, zobrist, cptr, cvars, cut_fc, chash, ccount, cut_head, lit_next, lit_cut,
              cut_on, cut_crit, bad_l, bad_p, bad_c, comp_base):
@@ -253,15 +266,7 @@ def focused_chunk(m, row_var_ptr, row_vars, num_obj, hook, hook_id, hook_data, t
                     cand_lo, cand_hi = CUT_PTR[rep, c], CUT_PTR[rep, c + 1]
             size = cand_hi - cand_lo
             if kind == 3 or rng_uniform(rg, 0) < noise:
-                k = cand_lo + rng_below(rg, 0, size)
-                if kind == 0:
-                    v = row_vars[k]
-                elif kind == 1:
-                    v = term_vars[k]
-                elif kind == 2:
-                    v = CUT_VARS[rep, k]
-                else:
-                    v = k
+                v = _candidate(kind, cand_lo + rng_below(rg, 0, size), row_vars, term_vars, cvars)
                 d = flip_delta(v, x, fc, lhs, scratch, m) + _cut_delta(
                     v, x[v], cut_on, cut_crit, cut_weight)
             else:
@@ -269,12 +274,7 @@ def focused_chunk(m, row_var_ptr, row_vars, num_obj, hook, hook_id, hook_data, t
                 d = np.inf
                 ties = 0
                 for k in range(cand_lo, cand_hi):
-                    if kind == 0:
-                        u = row_vars[k]
-                    elif kind == 1:
-                        u = term_vars[k]
-                    else:
-                        u = CUT_VARS[rep, k]
+                    u = _candidate(kind, k, row_vars, term_vars, cvars)
                     du = flip_delta(u, x, fc, lhs, scratch, m) + _cut_delta(
                         u, x[u], cut_on, cut_crit, cut_weight)
                     if tabu[rep, u] > step and energy + du >= best_E[rep] - EPS:
@@ -286,13 +286,7 @@ def focused_chunk(m, row_var_ptr, row_vars, num_obj, hook, hook_id, hook_data, t
                         if rng_below(rg, 0, ties) == 0:
                             v = u
                 if v < 0:  # every candidate is tabu: take a random one
-                    k = cand_lo + rng_below(rg, 0, size)
-                    if kind == 0:
-                        v = row_vars[k]
-                    elif kind == 1:
-                        v = term_vars[k]
-                    else:
-                        v = CUT_VARS[rep, k]
+                    v = _candidate(kind, cand_lo + rng_below(rg, 0, size), row_vars, term_vars, cvars)
                     d = flip_delta(v, x, fc, lhs, scratch, m) + _cut_delta(
                         v, x[v], cut_on, cut_crit, cut_weight)
             _flip(v, x, fc, lhs, m, num_obj, cut_fc, cut_head, lit_next, lit_cut, cptr, cvars,
