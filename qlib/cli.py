@@ -57,7 +57,7 @@ def _solve_slitherlink(args) -> tuple[dict, str, bool]:
                "backend": result.backend, "seed": result.seed, "form": args.form, "method": args.method,
                "h": result.h, "v": result.v, "iterations": iterations,
                "var_count": result.var_count, "term_count": result.term_count}
-    text = slitherlink.render_text(board, result.h, result.v) + "\n" + result.summary().splitlines()[0]
+    text = slitherlink.render_text(board, result.h, result.v).rstrip("\n") + "\n" + result.summary().splitlines()[0]
     return payload, text, result.status == "solved"
 
 
