@@ -141,7 +141,7 @@ def table(results) -> str:
         best = min((r["median"] for name, r in solvers.items() if name.startswith("qlib")), default=None)
         for name, r in solvers.items():
             ratio = "" if name.startswith("qlib") or best is None else \
-                f"{best / r['median']:.3g} ({r['median'] / best:.0f}x)"
+                f"{best / r['median']:.3g} ({r['median'] / best:.3g}x)"
             lines.append(f"| {workload} | {name} | {r['successes']}/{r['runs']} | {r['median']:.3f} | "
                          f"{r['min']:.3f}-{r['max']:.3f} | {ratio} |")
     return "\n".join(lines)
