@@ -1,0 +1,195 @@
+"""Tests of qlib.puzzles.generate: random loops, clues, the exact counter and the generators."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+import qlib
+from qlib.puzzles import bonus
+from qlib.puzzles import generate as gen
+from qlib.puzzles import slitherlink as sl
+from qlib.puzzles.loops import grid, split_loops
+
+TEN = "slitherlink-10x10-qbpp.txt"
+TEN_ANSWER_LENGTH = 64          # the tutorial's answer is one loop of 64 edges
+
+
+def empty(rows, cols):
+    return sl.Board(((None,) * cols,) * rows)
+
+
+def single_loops(board):
+    """Every single-loop answer by brute force (bonus.enumerate_states lists all clue+degree states)."""
+    g = board.grid
+    return [s for s in bonus.enumerate_states(board) if s.any() and len(split_loops(s, g.endpoints)) == 1]
+
+
+@pytest.mark.parametrize("rows, cols", [(1, 1), (2, 3), (5, 5), (7, 4), (12, 12), (20, 20)])
+def test_random_loop_is_one_simple_loop(rows, cols):
+    g = grid(rows, cols)
+    for seed in range(4):
+        mask = gen.random_loop(rows, cols, seed)
+        assert mask.shape == (g.num_edges,) and mask.dtype == np.uint8
+        assert set(np.unique(g.degrees(mask)).tolist()) <= {0, 2}
+        assert len(split_loops(mask, g.endpoints)) == 1
+        region = gen.random_region(rows, cols, seed)
+        assert np.array_equal(gen.random_loop(rows, cols, seed), mask)      # deterministic
+        if rows * cols >= 25:
+            assert 0.35 <= region.mean() <= 0.65
+
+
+def test_random_loop_seeds_differ():
+    masks = {gen.random_loop(10, 10, s).tobytes() for s in range(5)}
+    assert len(masks) == 5
+
+
+def test_clues_of_matches_loop():
+    for seed in range(3):
+        mask = gen.random_loop(6, 8, seed)
+        clues = gen.clues_of((6, 8), mask)
+        assert len(clues) == 6 and all(len(r) == 8 for r in clues)
+        board = sl.Board(clues)
+        assert sl.check(board, *board.grid.to_hv(mask)) == []
+        g = grid(6, 8)
+        for i in range(6):
+            for j in range(8):
+                assert clues[i][j] == int(mask[g.cell_edges[i * 8 + j]].sum())
+        assert gen.clues_of(board, mask) == clues
+
+
+def test_count_ten_by_ten_unique_and_matches_solver():
+    board = sl.parse(qlib.data_path(TEN))
+    res = gen.count_solutions(board, limit=2, time_limit=30)
+    assert res.status == "exact" and res.count == 1 and res.value == 1 and res.unique
+    answer = res.solutions[0]
+    assert sl.check(board, *board.grid.to_hv(answer)) == []
+    assert int(answer.sum()) == TEN_ANSWER_LENGTH
+    found = sl.solve(board, seed=0, time_limit=30)
+    assert found.solved
+    assert np.array_equal(found.answer_state, answer)
+
+
+def test_count_two_on_empty_2x2():
+    res = gen.count_solutions(empty(2, 2), limit=2)
+    assert res.value == 2 and res.status == "limit" and len(res.solutions) == 2
+    for s in res.solutions:
+        assert len(split_loops(s, grid(2, 2).endpoints)) == 1
+    # every loop on the 3x3 lattice: 4 unit squares, 2+2 dominoes, 4 L-trominoes, the 2x2 square
+    assert gen.count_solutions(empty(2, 2), limit=100).value == 13
+    # simple cycles of the 4x4 grid graph (OEIS A140517)
+    assert gen.count_solutions(empty(3, 3), limit=10_000).value == 213
+
+
+def test_count_agrees_with_brute_force():
+    rng = np.random.default_rng(7)
+    for trial in range(40):
+        rows, cols = int(rng.integers(2, 5)), int(rng.integers(2, 5))
+        mask = gen.random_loop(rows, cols, trial)
+        keep = rng.random((rows, cols)) < rng.uniform(0.1, 0.7)
+        board = gen.board_from_mask(mask, rows, cols, keep)
+        want = single_loops(board)
+        for connect, probe in ((True, 10**6), (False, -1)):
+            res = gen.count_solutions(board, limit=10**6, connect=connect, probe_depth=probe)
+            assert res.status == "exact" and res.count == len(want), (trial, board.to_text())
+        got = gen.count_solutions(board, limit=10**6, store=10**6)
+        assert sorted(s.tobytes() for s in got.solutions) == sorted(s.tobytes() for s in want)
+
+
+def test_exclude_counts_only_answers_off_that_count():
+    board = empty(2, 2)
+    # loops through cell (0,0) with 2 sides drawn: 2 dominoes, 2 L's, the big square
+    res_all = gen.count_solutions(board, limit=100, store=100)
+    g = grid(2, 2)
+    two = sum(1 for s in res_all.solutions if s[g.cell_edges[0]].sum() == 2)
+    res = gen.count_solutions(board, limit=100, exclude=(0, 0, 2))
+    assert res.count == 13 - two
+    with pytest.raises(ValueError):
+        gen.count_solutions(sl.Board(((1, None), (None, None))), exclude=(0, 0, 1))
+
+
+def test_small_generated_board_unique():
+    mask = gen.random_loop(5, 5, 3)
+    board = gen.board_from_mask(mask, 5, 5)
+    res = gen.count_solutions(board)
+    assert res.unique and np.array_equal(res.solutions[0], mask)
+
+
+@pytest.mark.parametrize("seed", [0, 1, 2])
+def test_generate_6x6_unique(seed):
+    board, mask = gen.generate(6, 6, seed)
+    assert board.rows == board.cols == 6
+    assert len(board.clue_cells) < 36
+    res = gen.count_solutions(board, limit=2, time_limit=30)
+    assert res.unique
+    assert np.array_equal(res.solutions[0], mask)
+    assert sl.check(board, *board.grid.to_hv(mask)) == []
+    # brute force agrees
+    states = single_loops(board)
+    assert len(states) == 1 and np.array_equal(states[0], mask)
+
+
+def test_generate_same_seed_same_board():
+    a = gen.generate(6, 6, 11)
+    b = gen.generate(6, 6, 11)
+    c = gen.generate(6, 6, 12)
+    assert a[0] == b[0] and np.array_equal(a[1], b[1])
+    assert a[0] != c[0]
+    assert gen.generate_dense(8, 8, 5, 0.5)[0] == gen.generate_dense(8, 8, 5, 0.5)[0]
+
+
+def test_generate_tiny_boards():
+    for rows, cols in ((1, 2), (2, 1), (1, 7), (2, 2), (3, 2)):
+        for seed in range(3):
+            board, mask = gen.generate(rows, cols, seed)
+            assert len(single_loops(board)) == 1
+            assert sl.check(board, *board.grid.to_hv(mask)) == []
+
+
+def test_generate_keep_floor():
+    board, mask = gen.generate(6, 6, 4, keep=0.8)
+    assert len(board.clue_cells) >= 0.8 * 36
+    assert gen.count_solutions(board).unique
+
+
+def test_generate_dense():
+    board, mask = gen.generate_dense(8, 8, 3, fraction=0.5)
+    assert len(board.clue_cells) == 32
+    assert sl.check(board, *board.grid.to_hv(mask)) == []
+    with pytest.raises(ValueError):
+        gen.generate_dense(8, 8, 3, fraction=1.5)
+
+
+def test_limits_give_unknown():
+    board = empty(30, 30)
+    res = gen.count_solutions(board, limit=10**9, time_limit=0.01)
+    assert res.status == "unknown" and res.value == "unknown" and res.stop_reason == "time_limit"
+    assert res.seconds < 5
+    res = gen.count_solutions(board, limit=10**9, max_nodes=100, time_limit=None)
+    assert res.value == "unknown" and res.stop_reason == "max_nodes"
+    res = gen.count_solutions(board, limit=10**9, max_nodes=5000, time_limit=None, probe_depth=-1)
+    assert res.value == "unknown" and res.stop_reason == "max_nodes" and res.nodes <= 5000
+
+
+def test_bad_arguments():
+    with pytest.raises(ValueError):
+        gen.random_loop(0, 3, 1)
+    with pytest.raises(ValueError):
+        gen.random_loop(3, 3, -1)
+    with pytest.raises(ValueError):
+        gen.generate(1, 1, 0)
+    with pytest.raises(ValueError):
+        gen.count_solutions(empty(2, 2), limit=0)
+    with pytest.raises(ValueError):
+        gen.count_solutions(empty(2, 2), time_limit=0)
+
+
+@pytest.mark.parametrize("name", sorted(gen.SHIPPED))
+def test_shipped_boards(name):
+    board = sl.parse(qlib.data_path(name))
+    size = int(name.split("-")[1].split("x")[0])
+    assert board.rows == board.cols == size
+    assert gen.SHIPPED[name] == "proved"
+    res = gen.count_solutions(board, limit=2, time_limit=30)
+    assert res.unique
+    assert sl.check(board, *board.grid.to_hv(res.solutions[0])) == []
