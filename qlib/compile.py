@@ -21,7 +21,8 @@ The energy of a state ``x`` is::
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+import re
+from dataclasses import dataclass, field
 
 import numpy as np
 
@@ -65,6 +66,7 @@ class CompiledModel:
     row_labels: list
     row_var_ptr: np.ndarray
     row_vars: np.ndarray
+    _columns: dict | None = field(default=None, repr=False)
 
     @property
     def num_vars(self) -> int:
@@ -97,10 +99,12 @@ class CompiledModel:
         return self.index_by_id(vid)
 
     def index_by_id(self, vid: int) -> int:
-        pos = np.searchsorted(self.var_ids, vid)
-        if pos >= len(self.var_ids) or self.var_ids[pos] != vid:
+        if self._columns is None:
+            self._columns = {int(v): k for k, v in enumerate(self.var_ids)}
+        pos = self._columns.get(int(vid))
+        if pos is None:
             raise KeyError(f"variable {label_of(vid)!r} is not in this model")
-        return int(pos)
+        return pos
 
     def kernel_arrays(self) -> tuple:
         """The arrays every kernel takes, in the order of ``KERNEL_FIELDS``."""
@@ -167,6 +171,10 @@ class CompiledModel:
         return float(e[0]) if single else e
 
 
+def _natural_key(label: str) -> tuple:
+    return tuple(int(part) if part.isdigit() else part for part in re.split(r"(\d+)", label))
+
+
 def _bit(value, key) -> int:
     if value not in (0, 1, True, False):
         raise ValueError(f"value for {key!r} must be 0 or 1, got {value!r}")
@@ -176,7 +184,9 @@ def _bit(value, key) -> int:
 def compile(model) -> CompiledModel:  # noqa: A001 - the verb readers expect
     """Flatten ``model`` (an expression, constraint or :class:`Model`) to arrays."""
     model = as_model(model).simplify_as_binary()
-    var_ids = np.array(model.var_ids, dtype=np.int64)
+    # Columns in natural label order (h[2][0] before h[10][0]): the same for the same
+    # model in any process, whatever other variables were created before it.
+    var_ids = np.array(sorted(model.var_ids, key=lambda v: _natural_key(label_of(v))), dtype=np.int64)
     col = {int(v): k for k, v in enumerate(var_ids)}
 
     offset = float(model.objective.constant_term)

@@ -95,3 +95,21 @@ def test_gpu_request_without_a_gpu_is_an_error():
         qlib.solve(qlib.var("x"), backend="gpu")
     sol = qlib.solve(qlib.var("x"), backend="auto", seed=0)
     assert sol.info["backend"] == "cpu" and sol.info["requested_backend"] == "auto"
+
+
+def test_result_does_not_depend_on_the_order_variables_were_created():
+    # "ordp" labels are created first to last, "ordq" labels last to first: the same
+    # model over either family must give the same state for the same seed.
+    p = [qlib.var(f"ordp[{i}]") for i in range(14)]
+    q = list(reversed([qlib.var(f"ordq[{i}]") for i in reversed(range(14))]))
+
+    def model(x):
+        f = qlib.Expr()
+        for i in range(13):
+            f = f + (i % 3 - 1) * x[i] * x[i + 1]
+        return f + qlib.cons(qlib.sum(x[:7]) == qlib.one_of(1, 3), label="odd") + qlib.cons(x[3] * x[9] <= 0)
+
+    runs = [qlib.solve(model(x), backend="cpu", algorithm="sa", seed=4, num_sweeps=30) for x in (p, q)]
+    assert runs[0].state.tolist() == runs[1].state.tolist()
+    assert [lab.replace("ordp", "") for lab in runs[0].compiled.labels] == \
+           [lab.replace("ordq", "") for lab in runs[1].compiled.labels]

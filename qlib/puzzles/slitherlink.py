@@ -404,12 +404,10 @@ def forbid_loop(sm: SlitherlinkModel, loop, form: str = "hubo", *, label: str | 
 def decode(sm: SlitherlinkModel, solution) -> np.ndarray:
     """The selected-edge mask (uint8, flat edge order) of a :class:`qlib.Solution`."""
     compiled = solution.compiled
-    ids = np.array([x.id for x in sm.edges], dtype=np.int64)
-    pos = np.searchsorted(compiled.var_ids, ids)
-    pos = np.minimum(pos, len(compiled.var_ids) - 1)
-    missing = compiled.var_ids[pos] != ids
-    if missing.any():
-        raise ValueError(f"the solution has no value for edge {sm.edges[int(np.flatnonzero(missing)[0])].label}")
+    try:
+        pos = np.array([compiled.index_by_id(x.id) for x in sm.edges], dtype=np.int64)
+    except KeyError as missing:
+        raise ValueError(f"the solution has no value for an edge: {missing}") from None
     return solution.state[pos].astype(np.uint8)
 
 
