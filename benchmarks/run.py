@@ -2,6 +2,7 @@
 
     make bench                                   # everything, 10 seeds, 10 s cap per peer run
     .venv/bin/python benchmarks/run.py --seeds 3 --cap 5 --only sl5-ex1 nono-native
+    .venv/bin/python benchmarks/run.py --only sl10 --solvers qlib-cells --merge   # add one row
 
 Every run of every solver is checked: a Slitherlink run counts as a success only
 when its answer passes ``slitherlink.check`` (one loop, every clue), a Nonogram
@@ -79,6 +80,7 @@ def workloads(include_gpu: bool):
             "qlib-lazy": _slitherlink_full(file, "lazy", "hubo", "cpu"),
             "qlib-outer": _slitherlink_full(file, "outer", "hubo", "cpu"),
             "qlib-outer-sa": _slitherlink_full(file, "outer", "hubo", "cpu", **sa),
+            "qlib-cells": _slitherlink_full(file, "outer", "cells", "cpu"),
             "dwave-sa": _slitherlink_full(file, "outer", "qubo", PEERS["dwave-sa"]),
             "openjij-sa": _slitherlink_full(file, "outer", "qubo", PEERS["openjij-sa"]),
             "openjij-hubo": _slitherlink_full(file, "outer", "hubo", PEERS["openjij-hubo"]),
@@ -102,7 +104,8 @@ def workloads(include_gpu: bool):
         w["nono-native"]["qlib-gpu"] = _nonogram("cons", "gpu")
         w["sl10-first"]["qlib-gpu"] = _slitherlink_first("slitherlink-10x10-qbpp.txt", "cons", "gpu")
     for path in sorted((Path(qlib.__file__).parent / "data").glob("slitherlink-[12][05]x*-gen*.txt")):
-        w[path.stem.replace("slitherlink-", "sl")] = {"qlib-lazy": _slitherlink_full(path.name, "lazy", "hubo", "cpu")}
+        w[path.stem.replace("slitherlink-", "sl")] = {"qlib-lazy": _slitherlink_full(path.name, "lazy", "hubo", "cpu"),
+                                                      "qlib-cells": _slitherlink_full(path.name, "outer", "cells", "cpu")}
     return w
 
 
@@ -153,6 +156,9 @@ def main(argv=None):
     parser.add_argument("--cap", type=float, default=10.0, help="seconds per peer run")
     parser.add_argument("--qlib-cap", type=float, default=20.0, help="seconds per qlib run")
     parser.add_argument("--only", nargs="*", help="workload names to run")
+    parser.add_argument("--solvers", nargs="*", help="solver names to run (default: all)")
+    parser.add_argument("--merge", action="store_true",
+                        help="update these entries in the existing --out file instead of replacing it")
     parser.add_argument("--out", type=Path, default=RESULTS)
     args = parser.parse_args(argv)
 
@@ -163,18 +169,29 @@ def main(argv=None):
                    seeds=args.seeds, peer_cap_seconds=args.cap, qlib_cap_seconds=args.qlib_cap, compile=compile_seconds(), workloads={})
     print(f"JIT compile (fresh process, empty cache): {results['compile']['cold_cache_seconds']:.1f} s; "
           f"with the cache: {results['compile']['warm_cache_seconds']:.1f} s", flush=True)
+    if args.merge and args.out.exists():
+        previous = json.loads(args.out.read_text())
+        if (previous["seeds"], previous["peer_cap_seconds"], previous["qlib_cap_seconds"]) != \
+                (args.seeds, args.cap, args.qlib_cap):
+            raise SystemExit(f"--merge: {args.out} was measured with other --seeds/--cap/--qlib-cap")
+        results["workloads"] = previous["workloads"]
     qlib.warmup()
     for workload, solvers in workloads(gpu.is_available()).items():
         if args.only and workload not in args.only:
             continue
-        results["workloads"][workload] = {}
+        measured = results["workloads"].setdefault(workload, {})
         for name, run in solvers.items():
+            if args.solvers and name not in args.solvers:
+                continue
             run(10_000, 5.0)  # warm-up: compile this path's kernels, outside the measurement
             cap = args.qlib_cap if name.startswith("qlib") else args.cap
             r = measure(run, args.seeds, cap)
-            results["workloads"][workload][name] = r
+            measured[name] = r
             print(f"{workload:12s} {name:15s} {r['successes']:2d}/{r['runs']}  median {r['median']:.3f} s  "
                   f"range {r['min']:.3f}-{r['max']:.3f}", flush=True)
+    order = {w: list(solvers) for w, solvers in workloads(gpu.is_available()).items()}
+    results["workloads"] = {w: {n: r[n] for n in order.get(w, []) + sorted(set(r) - set(order.get(w, []))) if n in r}
+                            for w, r in results["workloads"].items()}
     args.out.parent.mkdir(parents=True, exist_ok=True)
     args.out.write_text(json.dumps(results, indent=1))
     print()

@@ -26,10 +26,11 @@ def _parser() -> argparse.ArgumentParser:
 
     sl = kinds.add_parser("slitherlink", help="a Slitherlink board: rows of '.' and digits 0-3")
     common(sl)
-    sl.add_argument("--form", choices=["hubo", "inequality", "qubo"], default="hubo",
-                    help="how a found loop is forbidden (default hubo: one product term)")
-    sl.add_argument("--method", choices=["lazy", "outer"], default="lazy",
-                    help="lazy: loops are cut during the search (fastest); outer: the iteration of the source")
+    sl.add_argument("--form", choices=["hubo", "inequality", "qubo", "cells"], default="hubo",
+                    help="how a found loop is forbidden (default hubo: one product term; cells: the cell formulation, with --method outer)")
+    sl.add_argument("--method", choices=["lazy", "outer"], default=None,
+                    help="lazy: loops are cut during the search; outer: the iteration of the source "
+                         "(default: outer for --form cells, else lazy)")
     sl.add_argument("--max-iterations", type=int, default=100)
     nono = kinds.add_parser("nonogram", help="a Nonogram in the .non format")
     common(nono)
@@ -54,7 +55,7 @@ def _solve_slitherlink(args) -> tuple[dict, str, bool]:
                    "seconds": round(it["seconds"], 6)} for it in result.iterations]
     payload = {"puzzle": "slitherlink", "file": args.file, "status": result.status,
                "stop_reason": result.stop_reason, "seconds": round(result.seconds, 6),
-               "backend": result.backend, "seed": result.seed, "form": args.form, "method": args.method,
+               "backend": result.backend, "seed": result.seed, "form": args.form, "method": result.method,
                "h": result.h, "v": result.v, "iterations": iterations,
                "var_count": result.var_count, "term_count": result.term_count}
     text = slitherlink.render_text(board, result.h, result.v).rstrip("\n") + "\n" + result.summary().splitlines()[0]

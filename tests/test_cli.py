@@ -14,10 +14,12 @@ def run(*args, stdin=None):
 
 def test_slitherlink_json_in_both_forms():
     path = str(qlib.data_path("slitherlink-10x10-qbpp.txt"))
-    for extra in ([], ["--method", "outer", "--form", "inequality"]):
+    for extra, method in (([], "lazy"), (["--method", "outer", "--form", "inequality"], "outer"),
+                          (["--form", "cells"], "outer")):
         out = run("solve", "slitherlink", path, "--seed", "3", "--json", *extra)
         assert out.returncode == 0, out.stderr
         data = json.loads(out.stdout)
+        assert data["method"] == method
         assert data["puzzle"] == "slitherlink" and data["status"] == "solved" and data["seed"] == 3
         assert len(data["h"]) == 11 and len(data["h"][0]) == 10 and len(data["v"]) == 10 and len(data["v"][0]) == 11
         assert sum(map(sum, data["h"])) + sum(map(sum, data["v"])) == 64

@@ -584,3 +584,84 @@ def test_draw_colours_each_loop():
 def test_board_whose_empty_drawing_has_zero_energy(method):
     result = sl.solve(["0"], method=method, seed=0, time_limit=5)
     assert (result.status, result.stop_reason) == ("unsolved", "empty_state")
+
+
+# -- the cell formulation ---------------------------------------------------------------
+def _colourings(board):
+    """Every inside/outside colouring of the cells (rows of 0/1, cell order row-major)."""
+    return np.array(list(itertools.product((0, 1), repeat=board.rows * board.cols)), dtype=np.uint8)
+
+
+def _edges_of_colouring(board, colour):
+    """The edge mask drawn by a colouring: an edge is on where its two cells differ (outside = 0)."""
+    R, C = board.rows, board.cols
+    grid_ = np.zeros((R + 2, C + 2), dtype=np.uint8)
+    grid_[1:-1, 1:-1] = colour.reshape(R, C)
+    h = grid_[:-1, 1:-1] ^ grid_[1:, 1:-1]          # (R+1) x C
+    v = grid_[1:-1, :-1] ^ grid_[1:-1, 1:]          # R x (C+1)
+    return np.concatenate([h.ravel(), v.ravel()])
+
+
+def _cells_state(sm, compiled, colour):
+    state = np.zeros(compiled.num_vars, dtype=np.uint8)
+    for x, value in zip(sm.cells.ravel(), colour):
+        state[compiled.index(x)] = value
+    return state
+
+
+@pytest.mark.parametrize("rows", [["2.", ".."], ["..", ".."], ["3.", ".1"], ["00", "03"]])
+def test_cells_zero_energy_states_draw_exactly_the_valid_states(rows):
+    board = sl.parse(rows)
+    sm = sl.build_model(board, "cells")
+    assert sm.form == "cells" and sm.cells.shape == (2, 2)
+    compiled = qlib.compile(sm.model)
+    colourings = _colourings(board)
+    energy = compiled.energy(np.stack([_cells_state(sm, compiled, c) for c in colourings]))
+    drawn = {_edges_of_colouring(board, c).tobytes() for c, e in zip(colourings, energy) if e == 0}
+    masks, ok = _brute_force_valid(board)
+    assert drawn == {m.tobytes() for m in masks[ok]}
+    # each valid state comes from one colouring only (the outside is fixed at 0)
+    assert int((energy == 0).sum()) == int(ok.sum())
+
+
+def test_cells_forbid_loop_is_one_exactly_when_the_loop_is_drawn():
+    board = sl.parse(["...", "...", "..."])
+    sm = sl.build_model(board, "cells")
+    g = board.grid
+    ring = _square(g, 1, 1)             # around the centre cell: an inside region or a hole
+    corner = _square(g, 0, 0, 2, 2)     # touches the border: an inside region only
+    checker = qlib.compile(sm.model)
+    for loop in (ring, corner):
+        term = sl.forbid_loop(sm, loop, "cells")
+        assert term.term_count == (1 if loop is corner else 2)
+        for colour in _colourings(board):
+            if checker.energy(_cells_state(sm, checker, colour)) != 0:   # a 2x2 checkerboard: degree 4
+                continue
+            values = {x.id: int(c) for x, c in zip(sm.cells.ravel(), colour)}
+            drawn = _edges_of_colouring(board, colour)
+            assert term.evaluate(values) == int(drawn[loop].all())
+    with pytest.raises(ValueError, match="cells"):
+        sl.forbid_loop(sm, ring, "hubo")
+    with pytest.raises(ValueError, match="cells"):
+        sl.forbid_loop(sl.build_model(board), ring, "cells")
+
+
+@pytest.mark.parametrize("source", [SMALL, EX1, EX2, TEN])
+@pytest.mark.parametrize("seed", [0, 1])
+def test_cells_form_finds_the_unique_answer(source, seed):
+    board = sl.parse(source)
+    result = sl.solve(board, form="cells", seed=seed, time_limit=30)
+    assert result.status == "solved", result.summary()
+    assert result.method == "outer" and result.form == "cells"
+    assert sl.is_solution(board, result.h, result.v)
+    if source is not TEN:
+        assert np.array_equal(result.answer_state, unique_answer(board))
+    else:
+        assert np.array_equal(result.answer_state, board.grid.from_hv(*edges_from_drawing(ANSWER_DRAWING, 10, 10)))
+    again = sl.solve(board, form="cells", seed=seed, time_limit=30)
+    assert [it["loops"] for it in again.iterations] == [it["loops"] for it in result.iterations]
+
+
+def test_cells_form_rejects_the_lazy_method():
+    with pytest.raises(ValueError, match="outer"):
+        sl.solve(EX1, form="cells", method="lazy")

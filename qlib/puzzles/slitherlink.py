@@ -11,6 +11,15 @@ split the state into loops, accept a loop that satisfies every clue on its own,
 otherwise forbid every loop found and solve again, warm-started from the last
 state.
 
+``form="cells"`` is a second formulation: one variable per cell, 1 inside the
+loop and 0 outside (the border's outside is 0).  An edge is drawn where its two
+cells differ (``a + b - 2ab``), so lattice-point degrees are even by
+construction; a penalty on every 2x2 checkerboard rules out degree 4.  Its
+energy-0 states are again unions of disjoint loops, and the same outer
+iteration removes the extra ones, but here a single flip can merge two loops
+or split one (turning a cell between them inside or outside), which the edge
+form needs several flips and several violated rules for.
+
 The verbs match the other puzzle modules: :func:`parse`, :func:`build_model`,
 :func:`solve`, :func:`decode`, :func:`check`, :func:`render_text`, :func:`draw`.
 Edges also have a flat index (all ``h`` row-major, then all ``v``); see
@@ -40,7 +49,7 @@ from qlib.solvers.hooks import loop_hook_data
 from .loops import DegreeError, Grid, grid, loop_satisfies_clues, split_loops
 
 __all__ = [
-    "Board", "SlitherlinkError", "SlitherlinkModel", "SlitherlinkResult", "METHODS", "FORMS",
+    "Board", "SlitherlinkError", "SlitherlinkModel", "SlitherlinkResult", "METHODS", "FORMS", "SOLVE_FORMS",
     "parse", "build_model", "model_sizes", "forbid_loop", "solve", "decode", "check",
     "is_solution", "render_text", "draw", "split_loops", "loop_satisfies_clues",
 ]
@@ -261,6 +270,9 @@ class SlitherlinkModel:
     ``h`` ((R+1) x C) and ``v`` (R x (C+1)) are object arrays of variables;
     ``edges`` holds the same variables in the flat edge order of ``grid``;
     ``aux`` the degree auxiliaries ``y`` ((R+1) x (C+1)) of the QUBO form, else None.
+    In the ``cells`` form ``cells`` (R x C) holds the cell variables and
+    ``h``, ``v`` and ``edges`` hold each edge's expression in them (an
+    :class:`~qlib.Expr`, the XOR of the two cells it separates).
     """
 
     board: Board
@@ -271,6 +283,7 @@ class SlitherlinkModel:
     grid: Grid
     form: str = "cons"
     aux: np.ndarray | None = None
+    cells: np.ndarray | None = None
 
     @property
     def var_count(self) -> int:
@@ -305,10 +318,15 @@ def build_model(board, form: str = "cons") -> SlitherlinkModel:
     ``form="qubo"``: the pure QUBO of the source: ``(clue sum - n)**2`` per clue
     and ``(deg - 2*y[i][j])**2`` per point with one auxiliary ``y`` per point
     (what :func:`qlib.expand_cons` makes of the ``cons`` form).
+    ``form="cells"``: cell variables ``c[i][j]`` (1 inside the loop), native
+    clue constraints on the edges' XOR expressions, and a penalty of 1 on
+    each 2x2 block coloured like a checkerboard (see the module docstring).
     """
     board = parse(board)
-    if form not in ("cons", "qubo"):
-        raise ValueError(f"unknown form {form!r}; choose 'cons' (native constraints) or 'qubo'")
+    if form not in ("cons", "qubo", "cells"):
+        raise ValueError(f"unknown form {form!r}; choose 'cons' (native constraints), 'qubo' or 'cells'")
+    if form == "cells":
+        return _build_cells(board)
     g = board.grid
     h, v, edges = _edge_vars(board)
     if form == "cons":
@@ -330,6 +348,78 @@ def build_model(board, form: str = "cons") -> SlitherlinkModel:
     objective = Expr(terms).simplify_as_binary()
     model = Model(objective, [], {"aux_vars": [a.label for a in y.ravel()]})
     return SlitherlinkModel(board, model, h, v, edges, g, form, aux=y)
+
+
+def _cell_pairs(board: Board, cells) -> list[tuple]:
+    """For each edge (flat order), the cells on its two sides; None is the outside."""
+    R, C = board.rows, board.cols
+
+    def cell(i, j):
+        return cells[i, j] if 0 <= i < R and 0 <= j < C else None
+    pairs = [(cell(i - 1, j), cell(i, j)) for i in range(R + 1) for j in range(C)]
+    pairs += [(cell(i, j - 1), cell(i, j)) for i in range(R) for j in range(C + 1)]
+    return pairs
+
+
+def _xor(a, b) -> Expr:
+    if a is None or b is None:
+        return Expr.constant(0) + (b if a is None else a)
+    return a + b - 2 * a * b
+
+
+def _build_cells(board: Board) -> SlitherlinkModel:
+    g = board.grid
+    R, C = board.rows, board.cols
+    cells = qlib.var("c", R, C)
+    edges = np.empty(g.num_edges, dtype=object)
+    edges[:] = [_xor(a, b) for a, b in _cell_pairs(board, cells)]
+    items = [qlib.cons(qlib.sum([edges[e] for e in g.cell_edges[i * C + j]]) == n, label=f"clue ({i},{j})")
+             for i, j, n in board.clue_cells]
+    objective = Expr()
+    for i in range(R - 1):
+        for j in range(C - 1):
+            a, b, c, d = cells[i, j], cells[i, j + 1], cells[i + 1, j], cells[i + 1, j + 1]
+            objective = objective + a * d * ~b * ~c + ~a * ~d * b * c
+    nh = (R + 1) * C
+    h = edges[:nh].reshape(R + 1, C)
+    v = edges[nh:].reshape(R, C + 1)
+    return SlitherlinkModel(board, Model(objective, items), h, v, edges, g, "cells", cells=cells)
+
+
+def _inside_cells(board: Board, loop) -> np.ndarray:
+    """Cells enclosed by ``loop`` (R x C bool), by the parity of vertical loop edges to their left."""
+    R, C = board.rows, board.cols
+    on = np.zeros(board.grid.num_edges, dtype=bool)
+    on[np.asarray(loop, dtype=np.int64)] = True
+    nh = (R + 1) * C
+    vertical = on[nh:].reshape(R, C + 1)[:, :C]
+    return (np.cumsum(vertical, axis=1) % 2).astype(bool)
+
+
+def _forbid_cells(sm: SlitherlinkModel, loop) -> Expr:
+    """Products of cell literals that are 1 exactly when ``loop`` bounds a region.
+
+    Every cell along the loop is fixed: those inside it 1 and those outside 0
+    (the loop encloses an inside region), or the reverse (it encloses a hole);
+    a loop along the border can only do the first.
+    """
+    board = sm.board
+    inside = _inside_cells(board, loop)
+    pairs = _cell_pairs(board, sm.cells)
+    where = {x.id: divmod(k, board.cols) for k, x in enumerate(sm.cells.ravel())}
+    literals: dict = {}
+    border = False
+    for e in loop:
+        for cell in pairs[int(e)]:
+            if cell is None:
+                border = True
+            else:
+                i, j = where[cell.id]
+                literals[(i, j)] = (cell, bool(inside[i, j]))
+    region = reduce(mul, [x if ins else ~x for x, ins in literals.values()], Expr.constant(1))
+    if border:
+        return region
+    return region + reduce(mul, [~x if ins else x for x, ins in literals.values()], Expr.constant(1))
 
 
 def model_sizes(board) -> dict:
@@ -356,7 +446,10 @@ def model_sizes(board) -> dict:
 # -----------------------------------------------------------------------------
 # Forbidding loops
 # -----------------------------------------------------------------------------
+#: How :func:`forbid_loop` forbids a loop in an edge model (``build_model`` forms "cons" and "qubo").
 FORMS = ("hubo", "inequality", "qubo")
+#: The forms :func:`solve` takes: those, and the cell formulation with its own loop terms.
+SOLVE_FORMS = FORMS + ("cells",)
 
 
 def _loop_tag(loop) -> str:
@@ -374,8 +467,13 @@ def forbid_loop(sm: SlitherlinkModel, loop, form: str = "hubo", *, label: str | 
       squared penalty with binary slack variables (an Expr of degree 2); the
       slack variables get labels unique to this loop.
 
-    All three are 0 unless every edge of the loop is selected, and then 1 (for
-    the qubo form: 1 at the best slack values).
+    * ``"cells"`` (for a model of ``build_model(board, "cells")``): products of
+      cell literals, 1 when the loop bounds an inside region or a hole
+      (:func:`_forbid_cells`).
+
+    All are 0 unless every edge of the loop is selected, and then 1 (for
+    the qubo form: 1 at the best slack values; for the cells form: in every
+    state without a 2x2 checkerboard).
     """
     loop = [int(e) for e in np.asarray(loop).ravel()]
     if not loop:
@@ -385,6 +483,11 @@ def forbid_loop(sm: SlitherlinkModel, loop, form: str = "hubo", *, label: str | 
     bad = [e for e in loop if not 0 <= e < sm.grid.num_edges]
     if bad:
         raise ValueError(f"edge indices {bad[:5]} are outside 0..{sm.grid.num_edges - 1}")
+    if (form == "cells") != (sm.form == "cells"):
+        raise ValueError(f"form {form!r} does not fit a model built in the {sm.form!r} form; "
+                         "a cells model takes form='cells' and only it")
+    if form == "cells":
+        return _forbid_cells(sm, loop)
     tag = _loop_tag(loop)
     label = label or f"loop {len(loop)} edges from {sm.grid.edge_name(min(loop))} #{tag}"
     xs = [sm.edges[e] for e in loop]
@@ -395,7 +498,7 @@ def forbid_loop(sm: SlitherlinkModel, loop, form: str = "hubo", *, label: str | 
         return ineq
     if form == "qubo":
         return qlib.expand_cons(ineq, prefix=f"_loop_{tag}").objective  # slack labels unique to this loop
-    raise ValueError(f"unknown form {form!r}; choose one of {', '.join(FORMS)}")
+    raise ValueError(f"unknown form {form!r}; choose one of {', '.join(SOLVE_FORMS)}")
 
 
 # -----------------------------------------------------------------------------
@@ -404,6 +507,15 @@ def forbid_loop(sm: SlitherlinkModel, loop, form: str = "hubo", *, label: str | 
 def decode(sm: SlitherlinkModel, solution) -> np.ndarray:
     """The selected-edge mask (uint8, flat edge order) of a :class:`qlib.Solution`."""
     compiled = solution.compiled
+    if sm.form == "cells":
+        values = {}
+        for x in sm.cells.ravel():
+            try:
+                values[x.id] = int(solution.state[compiled.index_by_id(x.id)])
+            except KeyError:  # a cell in no clue and no 2x2 block (a board one cell wide): outside
+                values[x.id] = 0
+        side = [[0 if c is None else values[c.id] for c in pair] for pair in _cell_pairs(sm.board, sm.cells)]
+        return np.array([a ^ b for a, b in side], dtype=np.uint8)
     try:
         pos = np.array([compiled.index_by_id(x.id) for x in sm.edges], dtype=np.int64)
     except KeyError as missing:
@@ -520,7 +632,7 @@ class _Run:
 
     def __post_init__(self):
         self.start = time.perf_counter()
-        self.sm = build_model(self.board, "qubo" if self.form == "qubo" else "cons")
+        self.sm = build_model(self.board, self.form if self.form in ("qubo", "cells") else "cons")
         self.model = self.sm.model
 
     @property
@@ -639,6 +751,8 @@ def _lazy(run: _Run) -> SlitherlinkResult:
     if run.form == "qubo":
         raise ValueError("method='lazy' adds loop cuts as product terms; use form='hubo' or 'inequality' "
                          "(the same energy), or method='outer' for the pure QUBO form")
+    if run.form == "cells":
+        raise ValueError("method='lazy' cuts loops of edge variables; use method='outer' with form='cells'")
     if run.backend not in ("cpu", "auto"):
         raise ValueError("method='lazy' runs on the CPU backend; use method='outer' for other backends")
     t0 = time.perf_counter()
@@ -668,11 +782,13 @@ def _lazy(run: _Run) -> SlitherlinkResult:
 METHODS: dict[str, Callable[[_Run], SlitherlinkResult]] = {"lazy": _lazy, "outer": _outer}
 
 
-def solve(board, *, form: str = "hubo", method: str = "lazy", backend: str = "cpu", seed: int | None = None,
+def solve(board, *, form: str = "hubo", method: str | None = None, backend: str = "cpu", seed: int | None = None,
           time_limit: float = 60.0, max_iterations: int = 100, **solver_options) -> SlitherlinkResult:
     """Solve ``board`` by eliminating multi-loop states.
 
-    ``method="lazy"`` (the default, fastest): one focused search on the clue
+    ``method=None`` picks ``"outer"`` for ``form="cells"`` and ``"lazy"`` otherwise.
+
+    ``method="lazy"``: one focused search on the clue
     and degree constraints in which every closed loop met in a low-energy state
     is accepted if it alone satisfies every clue, else forbidden at once by a
     product term (lazy cuts; :func:`loop_cuts`).  ``hook_energy``,
@@ -682,8 +798,10 @@ def solve(board, *, form: str = "hubo", method: str = "lazy", backend: str = "cp
     forbidden so far) with ``qlib.solve(..., target_energy=0)``, warm-started
     from the previous solution; splits the state into loops; returns a loop that
     satisfies every clue on its own; otherwise forbids every loop found, in
-    ``form`` "hubo" (product term), "inequality" (native ``<=`` constraint) or
-    "qubo" (pure QUBO: squared penalties and slack variables throughout).
+    ``form`` "hubo" (product term), "inequality" (native ``<=`` constraint),
+    "qubo" (pure QUBO: squared penalties and slack variables throughout) or
+    "cells" (the cell formulation of :func:`build_model`, whose single flips
+    merge and split loops: the fastest on the larger boards).
 
     ``time_limit`` is the total in seconds (each solve gets what remains);
     ``seed`` seeds iteration ``k`` (from 1) with ``seed + k - 1`` (a random seed
@@ -691,10 +809,12 @@ def solve(board, *, form: str = "hubo", method: str = "lazy", backend: str = "cp
     backend (e.g. ``num_sweeps``, ``num_replicas`` for ``backend="cpu"``).
     """
     board = parse(board)
+    if method is None:
+        method = "outer" if form == "cells" else "lazy"
     if method not in METHODS:
         raise ValueError(f"unknown method {method!r}; choose one of {', '.join(map(repr, METHODS))}")
-    if form not in FORMS:
-        raise ValueError(f"unknown form {form!r}; choose one of {', '.join(map(repr, FORMS))}")
+    if form not in SOLVE_FORMS:
+        raise ValueError(f"unknown form {form!r}; choose one of {', '.join(map(repr, SOLVE_FORMS))}")
     if not isinstance(time_limit, (int, float)) or not time_limit > 0 or not math.isfinite(time_limit):
         raise ValueError(f"time_limit must be a positive number of seconds, got {time_limit!r}")
     if isinstance(max_iterations, bool) or not isinstance(max_iterations, int) or max_iterations < 1:
