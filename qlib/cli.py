@@ -27,7 +27,8 @@ def _parser() -> argparse.ArgumentParser:
     sl = kinds.add_parser("slitherlink", help="a Slitherlink board: rows of '.' and digits 0-3")
     common(sl)
     sl.add_argument("--form", choices=["hubo", "inequality", "qubo", "cells"], default="hubo",
-                    help="how a found loop is forbidden (default hubo: one product term; cells: the cell formulation, with --method outer)")
+                    help="how a found loop is forbidden (default hubo: one product term); "
+                         "cells: the cell formulation, one variable per cell")
     sl.add_argument("--method", choices=["lazy", "outer"], default=None,
                     help="lazy: loops are cut during the search; outer: the iteration of the source "
                          "(default: outer for --form cells, else lazy)")
