@@ -350,29 +350,28 @@ def build_model(board, form: str = "cons") -> SlitherlinkModel:
     return SlitherlinkModel(board, model, h, v, edges, g, form, aux=y)
 
 
-def _cell_pairs(board: Board, cells) -> list[tuple]:
-    """For each edge (flat order), the cells on its two sides; None is the outside."""
+def _edge_sides(board: Board) -> np.ndarray:
+    """The two cells beside each edge (E x 2, flat cell numbers, flat edge order); -1 is the outside."""
     R, C = board.rows, board.cols
-
-    def cell(i, j):
-        return cells[i, j] if 0 <= i < R and 0 <= j < C else None
-    pairs = [(cell(i - 1, j), cell(i, j)) for i in range(R + 1) for j in range(C)]
-    pairs += [(cell(i, j - 1), cell(i, j)) for i in range(R) for j in range(C + 1)]
-    return pairs
-
-
-def _xor(a, b) -> Expr:
-    if a is None or b is None:
-        return Expr.constant(0) + (b if a is None else a)
-    return a + b - 2 * a * b
+    number = np.full((R + 2, C + 2), -1, dtype=np.int64)
+    number[1:-1, 1:-1] = np.arange(R * C).reshape(R, C)
+    h = np.stack([number[:-1, 1:-1], number[1:, 1:-1]], axis=-1).reshape(-1, 2)   # above, below
+    v = np.stack([number[1:-1, :-1], number[1:-1, 1:]], axis=-1).reshape(-1, 2)   # left, right
+    return np.concatenate([h, v])
 
 
 def _build_cells(board: Board) -> SlitherlinkModel:
     g = board.grid
     R, C = board.rows, board.cols
     cells = qlib.var("c", R, C)
+    flat = cells.ravel()
+
+    def xor(a, b) -> Expr:  # the edge between cells a and b (-1: the outside, always 0)
+        if a < 0 or b < 0:
+            return Expr.constant(0) + flat[max(a, b)]
+        return flat[a] + flat[b] - 2 * flat[a] * flat[b]
     edges = np.empty(g.num_edges, dtype=object)
-    edges[:] = [_xor(a, b) for a, b in _cell_pairs(board, cells)]
+    edges[:] = [xor(a, b) for a, b in _edge_sides(board)]
     items = [qlib.cons(qlib.sum([edges[e] for e in g.cell_edges[i * C + j]]) == n, label=f"clue ({i},{j})")
              for i, j, n in board.clue_cells]
     objective = Expr()
@@ -387,13 +386,13 @@ def _build_cells(board: Board) -> SlitherlinkModel:
 
 
 def _inside_cells(board: Board, loop) -> np.ndarray:
-    """Cells enclosed by ``loop`` (R x C bool), by the parity of vertical loop edges to their left."""
+    """Cells enclosed by ``loop`` (flat bool), by the parity of vertical loop edges to their left."""
     R, C = board.rows, board.cols
     on = np.zeros(board.grid.num_edges, dtype=bool)
     on[np.asarray(loop, dtype=np.int64)] = True
     nh = (R + 1) * C
     vertical = on[nh:].reshape(R, C + 1)[:, :C]
-    return (np.cumsum(vertical, axis=1) % 2).astype(bool)
+    return (np.cumsum(vertical, axis=1) % 2).astype(bool).ravel()
 
 
 def _forbid_cells(sm: SlitherlinkModel, loop) -> Expr:
@@ -403,23 +402,14 @@ def _forbid_cells(sm: SlitherlinkModel, loop) -> Expr:
     (the loop encloses an inside region), or the reverse (it encloses a hole);
     a loop along the border can only do the first.
     """
-    board = sm.board
-    inside = _inside_cells(board, loop)
-    pairs = _cell_pairs(board, sm.cells)
-    where = {x.id: divmod(k, board.cols) for k, x in enumerate(sm.cells.ravel())}
-    literals: dict = {}
-    border = False
-    for e in loop:
-        for cell in pairs[int(e)]:
-            if cell is None:
-                border = True
-            else:
-                i, j = where[cell.id]
-                literals[(i, j)] = (cell, bool(inside[i, j]))
-    region = reduce(mul, [x if ins else ~x for x, ins in literals.values()], Expr.constant(1))
-    if border:
+    inside = _inside_cells(sm.board, loop)
+    along = _edge_sides(sm.board)[np.asarray(loop, dtype=np.int64)].ravel()
+    flat = sm.cells.ravel()
+    literals = [(flat[k], bool(inside[k])) for k in np.unique(along[along >= 0])]
+    region = reduce(mul, [x if ins else ~x for x, ins in literals], Expr.constant(1))
+    if (along < 0).any():  # along the border
         return region
-    return region + reduce(mul, [~x if ins else x for x, ins in literals.values()], Expr.constant(1))
+    return region + reduce(mul, [~x if ins else x for x, ins in literals], Expr.constant(1))
 
 
 def model_sizes(board) -> dict:
@@ -508,14 +498,14 @@ def decode(sm: SlitherlinkModel, solution) -> np.ndarray:
     """The selected-edge mask (uint8, flat edge order) of a :class:`qlib.Solution`."""
     compiled = solution.compiled
     if sm.form == "cells":
-        values = {}
-        for x in sm.cells.ravel():
+        colour = np.zeros(sm.cells.size + 1, dtype=np.uint8)   # the last entry is the outside (index -1)
+        for k, x in enumerate(sm.cells.ravel()):
             try:
-                values[x.id] = int(solution.state[compiled.index_by_id(x.id)])
+                colour[k] = solution.state[compiled.index_by_id(x.id)]
             except KeyError:  # a cell in no clue and no 2x2 block (a board one cell wide): outside
-                values[x.id] = 0
-        side = [[0 if c is None else values[c.id] for c in pair] for pair in _cell_pairs(sm.board, sm.cells)]
-        return np.array([a ^ b for a, b in side], dtype=np.uint8)
+                pass
+        sides = _edge_sides(sm.board)
+        return colour[sides[:, 0]] ^ colour[sides[:, 1]]
     try:
         pos = np.array([compiled.index_by_id(x.id) for x in sm.edges], dtype=np.int64)
     except KeyError as missing:
