@@ -1,0 +1,40 @@
+"""Slitherlink: one closed loop along the lattice edges, with clue counts per cell.
+
+Formulation (after the QUBO++ tutorial and Nakahara et al., CANDAR 2026): one
+binary variable per lattice edge, ``h[i][j]`` for the horizontal edge from point
+``(i, j)`` to ``(i, j + 1)`` and ``v[i][j]`` for the vertical edge from ``(i, j)``
+to ``(i + 1, j)``.  A clue ``n`` in cell ``(i, j)`` says
+``h[i][j] + h[i+1][j] + v[i][j] + v[i][j+1] == n``; every lattice point has
+degree 0 or 2.  These two local rules allow several disjoint loops; "exactly
+one loop" is global, so :func:`solve` removes extra loops by iterating: solve,
+split the state into loops, accept a loop that satisfies every clue on its own,
+otherwise forbid every loop found and solve again, warm-started from the last
+state.
+
+``form="cells"`` is a second formulation: one variable per cell, 1 inside the
+loop and 0 outside (the border's outside is 0).  An edge is drawn where its two
+cells differ (``a + b - 2ab``), so lattice-point degrees are even by
+construction; a penalty on every 2x2 checkerboard rules out degree 4.  Its
+energy-0 states are again unions of disjoint loops, and the same outer
+iteration removes the extra ones, but here a single flip can merge two loops
+or split one (turning a cell between them inside or outside), which the edge
+form needs several flips and several violated rules for.
+
+The verbs match the other puzzle modules: :func:`parse`, :func:`build_model`,
+:func:`solve`, :func:`decode`, :func:`check`, :func:`render_text`, :func:`draw`.
+Edges also have a flat index (all ``h`` row-major, then all ``v``); see
+:mod:`qlib.puzzles.loops` for the geometry arrays.
+"""
+
+from ..loops import loop_satisfies_clues, split_loops
+from .board import CLUE_CHARS, Board, SlitherlinkError, parse
+from .display import draw, render_text
+from .formulation import (FORMS, SOLVE_FORMS, SlitherlinkModel, build_model, decode, forbid_loop,
+                          model_sizes)
+from .solve import METHODS, SlitherlinkResult, check, is_solution, loop_cuts, solve
+
+__all__ = [
+    "Board", "SlitherlinkError", "SlitherlinkModel", "SlitherlinkResult", "METHODS", "FORMS", "SOLVE_FORMS",
+    "parse", "build_model", "model_sizes", "forbid_loop", "solve", "decode", "check",
+    "is_solution", "render_text", "draw", "split_loops", "loop_satisfies_clues", "loop_cuts",
+]
