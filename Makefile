@@ -57,7 +57,7 @@ $(BENCH_STAMP): $(STAMP)
 
 bench: export MPLBACKEND = $(MPL_SCRIPT)
 bench: bench-deps
-	$(VPY) benchmarks/run.py
+	$(VPY) benchmarks/run.py $(BENCH_ARGS)
 
 # The measurements the Experiments chapter reads (benchmarks/results/experiments.json).
 experiments: export MPLBACKEND = $(MPL_SCRIPT)

@@ -1,21 +1,51 @@
-"""qlib against peer samplers on the book's workloads: prints a table, writes JSON.
+"""qlib against peer samplers and exact solvers on the book's workloads: prints tables, writes JSON and markdown.
 
-    make bench                                   # everything, 10 seeds, 10 s cap per peer run
-    .venv/bin/python benchmarks/run.py --seeds 3 --cap 5 --only sl5-ex1 nono-native
-    .venv/bin/python benchmarks/run.py --only sl10 --solvers qlib-cells --merge   # add one row
+    make bench                                        # everything: 10 seeds, 60 s cap per run (~30 min)
+    .venv/bin/python benchmarks/run.py --quick        # a few minutes: one board per size, 3 seeds, 20 s cap
+    .venv/bin/python benchmarks/run.py --sizes 15 --seeds 3 --cap 20
+    .venv/bin/python benchmarks/run.py --only sl10 --solvers qlib-cells --merge   # add or redo one row
 
-Every run of every solver is checked: a Slitherlink run counts as a success only
-when its answer passes ``slitherlink.check`` (one loop, every clue), a Nonogram
-run only when its grid satisfies every clue, a first-iteration run only at
-energy 0.  A run that fails within the cap counts at the cap.  Times are wall
-seconds after JIT warm-up; the compile time is measured separately, in a fresh
-process with an empty numba cache.
+Workloads (benchmarks/workloads.py): the 10x10 Slitherlink of the QUBO++ tutorial
+(sl10), the 15x15 Nonogram as a plain QUBO (nono15), and every generated board
+qlib/data/slitherlink-{15,20,25,30}x{same}-gen-s*.txt present at start, grouped by size.
+
+Rows: ``qlib-default`` is ``slitherlink.solve(board, seed=s, time_limit=cap)`` (or
+``nonogram.solve``) with no other argument; the named qlib alternatives; the
+exact rows ``sat-exact`` (``slitherlink.exact.solve_exact``, CaDiCaL) and
+``backtrack`` (``generate.count_solutions(board, limit=1)``), deterministic, run
+``--repeats`` times; and the peers (dwave-samplers' SA and OpenJij's SA on the
+QUBO, OpenJij's HUBO sampler on the HUBO), each inside the same outer loop
+elimination, repeating its sampling until the target energy or the cap.
+
+Fair peers: each peer tries every setting of peers.GRID (num_reads 1/4/16 x
+num_sweeps 100/1000/10000, plus its defaults) on ``--grid-seeds`` seeds of their
+own (not the measured ones) at ``--grid-cap``; the best (most successes, then the
+lowest median, then the lowest energy reached) is then run on all the seeds at
+the full cap, and the table names it.  After each grid seed but the last, the
+settings that can no longer catch the leader's success count are dropped, and
+of the rest the better half (at least 3) goes on.  On the generated boards the peers
+run once, at their sl10 setting with ``--probe-cap``, on the first 15x15 board only.
+
+Every run is checked: it counts as a success only when the answer passes
+``slitherlink.check`` / ``nonogram.check`` and arrived within the cap.  A failed run
+counts at the cap.  A row whose first ``--give-up`` runs all fail stops there
+(its success column then reads k/n with n < seeds); an exact row stops after one
+failure; on the generated boards a row that stopped on one board is tried
+once on the other boards of that size; a peer whose setting failed on every
+grid seed too stops one failure earlier.  A qlib alternative that would repeat
+qlib-default's very call on a board (same form, method and cap; e.g. form="cells"
+when that is the default) is not run again: its row says so and shows
+qlib-default's numbers.  Times are wall seconds in this process after a warm-up call of the
+same solver on a small board (the warm-ups and the JIT compile in a fresh
+process are reported apart).
 """
 
 from __future__ import annotations
 
 import argparse
+import fnmatch
 import json
+import math
 import os
 import platform
 import statistics
@@ -25,93 +55,26 @@ import tempfile
 import time
 from pathlib import Path
 
-import numpy as np
-
 HERE = Path(__file__).resolve().parent
-sys.path.insert(0, str(HERE))
+if str(HERE) not in sys.path:
+    sys.path.insert(0, str(HERE))
 
 import qlib  # noqa: E402
-from qlib.puzzles import nonogram, slitherlink  # noqa: E402
 
 RESULTS = HERE / "results" / "latest.json"
+QUICK_RESULTS = HERE / "results" / "quick.json"
 
-
-# -- workloads -----------------------------------------------------------------
-def _slitherlink_full(file, method, form, backend, **options):
-    board = slitherlink.parse(qlib.data_path(file))
-
-    def run(seed, cap):
-        r = slitherlink.solve(board, method=method, form=form, backend=backend, seed=seed, time_limit=cap,
-                              max_iterations=1000, **options)
-        ok = r.status == "solved" and slitherlink.is_solution(board, r.h, r.v)
-        return ok, dict(iterations=len(r.iterations), cuts=r.iterations[-1].get("forbidden") if r.iterations else 0)
-    return run
-
-
-def _slitherlink_first(file, form, backend, **options):
-    board = slitherlink.parse(qlib.data_path(file))
-    model = slitherlink.build_model(board, form).model
-    compiled = qlib.compile(model)
-
-    def run(seed, cap):
-        sol = qlib.solve(compiled, backend=backend, seed=seed, time_limit=cap, target_energy=0, **options)
-        return abs(sol.energy) < 1e-9, {}
-    return run
-
-
-def _nonogram(form, backend, **options):
-    puzzle = nonogram.parse(qlib.data_path("nonogram-15x15-qbpp-logo.non"))
-
-    def run(seed, cap):
-        r = nonogram.solve(puzzle, form=form, backend=backend, seed=seed, time_limit=cap, **options)
-        return r.status == "solved", {}
-    return run
-
-
-def workloads(include_gpu: bool):
-    """{workload: {solver: run(seed, cap) -> (ok, extra)}}; the first solver of each is qlib's default."""
-    from peers import PEERS
-
-    sa = dict(algorithm="sa")
-    w = {}
-    for name, file in [("sl5-ex1", "slitherlink-5x5-blog-ex1.txt"), ("sl5-ex2", "slitherlink-5x5-blog-ex2.txt"),
-                       ("sl10", "slitherlink-10x10-qbpp.txt")]:
-        w[name] = {
-            "qlib-lazy": _slitherlink_full(file, "lazy", "hubo", "cpu"),
-            "qlib-outer": _slitherlink_full(file, "outer", "hubo", "cpu"),
-            "qlib-outer-sa": _slitherlink_full(file, "outer", "hubo", "cpu", **sa),
-            "qlib-cells": _slitherlink_full(file, "outer", "cells", "cpu"),
-            "dwave-sa": _slitherlink_full(file, "outer", "qubo", PEERS["dwave-sa"]),
-            "openjij-sa": _slitherlink_full(file, "outer", "qubo", PEERS["openjij-sa"]),
-            "openjij-hubo": _slitherlink_full(file, "outer", "hubo", PEERS["openjij-hubo"]),
-        }
-        if include_gpu:
-            w[name]["qlib-gpu-outer"] = _slitherlink_full(file, "outer", "hubo", "gpu")
-    w["sl10-first"] = {
-        "qlib-focused": _slitherlink_first("slitherlink-10x10-qbpp.txt", "cons", "cpu"),
-        "qlib-sa": _slitherlink_first("slitherlink-10x10-qbpp.txt", "cons", "cpu", **sa),
-        "dwave-sa": _slitherlink_first("slitherlink-10x10-qbpp.txt", "qubo", PEERS["dwave-sa"]),
-        "openjij-sa": _slitherlink_first("slitherlink-10x10-qbpp.txt", "qubo", PEERS["openjij-sa"]),
-        "openjij-hubo": _slitherlink_first("slitherlink-10x10-qbpp.txt", "cons", PEERS["openjij-hubo"]),
-    }
-    w["nono-native"] = {"qlib-focused": _nonogram("cons", "cpu"), "qlib-sa": _nonogram("cons", "cpu", **sa)}
-    w["nono-qubo"] = {
-        "qlib-sa": _nonogram("qubo", "cpu"),
-        "dwave-sa": _nonogram("qubo", PEERS["dwave-sa"]),
-        "openjij-sa": _nonogram("qubo", PEERS["openjij-sa"]),
-    }
-    if include_gpu:
-        w["nono-native"]["qlib-gpu"] = _nonogram("cons", "gpu")
-        w["sl10-first"]["qlib-gpu"] = _slitherlink_first("slitherlink-10x10-qbpp.txt", "cons", "gpu")
-    for path in sorted((Path(qlib.__file__).parent / "data").glob("slitherlink-[12][05]x*-gen*.txt")):
-        w[path.stem.replace("slitherlink-", "sl")] = {"qlib-lazy": _slitherlink_full(path.name, "lazy", "hubo", "cpu"),
-                                                      "qlib-cells": _slitherlink_full(path.name, "outer", "cells", "cpu")}
-    return w
+FULL = dict(seeds=10, cap=60.0, grid_seeds=3, grid_cap=5.0, give_up=3, edge_cap=20.0, probe_cap=10.0,
+            repeats=3, sizes=[15, 20, 25, 30], boards_per_size=None)
+QUICK = dict(FULL, seeds=3, cap=20.0, grid_seeds=1, grid_cap=2.0, give_up=2, edge_cap=10.0, probe_cap=5.0,
+             boards_per_size=1)
+HALVING_KEEP = 3  # settings always kept after a grid seed (see choose_setting)
+GRID_SEED0 = 1000  # the grid is chosen on seeds 1000, 1001, ... and the rows measured on 0 .. seeds-1
 
 
 # -- measuring -------------------------------------------------------------------
 def compile_seconds() -> dict:
-    """First call of every CPU kernel in a fresh process: with an empty numba cache, and with it warm."""
+    """First call of the default solver in a fresh process: with an empty numba cache, and with it warm."""
     code = ("import time; t = time.perf_counter(); import qlib; from qlib.puzzles import slitherlink as sl; "
             "qlib.warmup(); b = sl.parse(qlib.data_path('slitherlink-5x5-blog-ex1.txt')); "
             "sl.solve(b, seed=0, time_limit=30); print(time.perf_counter() - t)")
@@ -119,84 +82,499 @@ def compile_seconds() -> dict:
     with tempfile.TemporaryDirectory() as cache:
         env = dict(os.environ, NUMBA_CACHE_DIR=cache)
         for key in ("cold_cache_seconds", "warm_cache_seconds"):
-            res = subprocess.run([sys.executable, "-c", code], env=env, capture_output=True, text=True, check=True)
+            res = subprocess.run([sys.executable, "-c", code], env=env, capture_output=True, text=True)
+            if res.returncode:
+                out["error"] = res.stderr.strip().splitlines()[-1:] or ["failed"]
+                return out
             out[key] = float(res.stdout.strip().splitlines()[-1])
     return out
 
 
-def measure(run, seeds, cap):
-    times, ok_count, extras = [], 0, []
-    for seed in range(seeds):
+def censored(successes: int, runs: int) -> bool:
+    """Whether the median of ``runs`` times, failures at the cap, involves a failure."""
+    return successes <= runs // 2
+
+
+def measure(run, seeds, cap: float, give_up: int | None) -> dict:
+    """Run ``run(seed, cap)`` for every seed; stop once the first ``give_up`` runs all failed."""
+    times, successes, extras = [], 0, []
+    for seed in seeds:
         t = time.perf_counter()
-        ok, extra = run(seed, cap)
+        try:
+            ok, extra = run(seed, cap)
+        except Exception as exc:  # a solver that raises is a failed run; the message is kept
+            ok, extra = False, dict(error=f"{type(exc).__name__}: {exc}")
         dt = time.perf_counter() - t
-        ok_count += ok
+        if ok and dt > cap * 1.01 + 0.05:  # right, but after the cap
+            ok, extra = False, dict(extra, late=True)
+        successes += bool(ok)
         times.append(dt if ok else max(dt, cap))
-        extras.append(extra)
-    return dict(times=times, successes=ok_count, runs=seeds, median=statistics.median(times),
-                min=min(times), max=max(times), extras=extras)
+        extras.append(dict(seed=int(seed), seconds=round(dt, 4), ok=bool(ok), **extra))
+        if not successes and (give_up and len(times) >= give_up or "error" in extra):
+            break
+    return dict(times=times, successes=successes, runs=len(times), planned=len(seeds),
+                gave_up=len(times) < len(seeds), median=statistics.median(times), min=min(times), max=max(times),
+                median_censored=censored(successes, len(times)), cap=cap, extras=extras)
+
+
+def _rank(r: dict):
+    """Sort key of a peer's runs: most successes, then the lowest median (failures at the cap, however
+    long they overran), then the lowest mean energy reached."""
+    times = [t if e.get("ok") else r["cap"] for t, e in zip(r["times"], r["extras"])]
+    energies = [e["min_energy"] for e in r["extras"] if e.get("min_energy") is not None]
+    return (-r["successes"] / r["runs"], statistics.median(times), statistics.mean(energies) if energies else math.inf)
+
+
+def choose_setting(row, grid_seeds, grid_cap: float, log=print):
+    """Try every setting of ``row.grid`` on ``grid_seeds``; returns (best setting, per-setting records)."""
+    from peers import setting_label
+
+    grid = list(row.grid)
+    records = {i: dict(times=[], successes=0, runs=0, extras=[], cap=grid_cap) for i in range(len(grid))}
+    alive = list(range(len(grid)))
+    for k, seed in enumerate(grid_seeds):
+        for i in alive:
+            r = measure(row.make(grid[i]), [seed], grid_cap, None)
+            rec = records[i]
+            rec["times"] += r["times"]
+            rec["successes"] += r["successes"]
+            rec["runs"] += 1
+            rec["extras"] += r["extras"]
+        left = len(grid_seeds) - k - 1
+        if left:
+            # racing: drop what can no longer catch the leader's successes; then keep the better half
+            lead = max(records[i]["successes"] for i in alive)
+            alive = [i for i in alive if records[i]["successes"] + left >= lead]
+            alive = sorted(alive, key=lambda i: _rank(records[i]))[:max(HALVING_KEEP, math.ceil(len(alive) / 2))]
+    for rec in records.values():
+        rec["median"] = statistics.median(rec["times"])
+    best = min(alive, key=lambda i: _rank(records[i]))
+    table = [dict(setting=setting_label(grid[i]), options=grid[i], successes=records[i]["successes"],
+                  runs=records[i]["runs"], median=records[i]["median"],
+                  dropped=i not in alive, chosen=i == best) for i in range(len(grid))]
+    log("    grid: " + "; ".join(f"{t['setting']} {t['successes']}/{t['runs']} {t['median']:.2f}s"
+                                 + (" *" if t["chosen"] else "") for t in table))
+    return grid[best], table
+
+
+class Bench:
+    """Runs workloads with one configuration and collects the results dict."""
+
+    def __init__(self, config: dict, solvers=None, log=print):
+        self.config = config
+        self.solvers = solvers
+        self.log = log
+        self.warmed: dict[str, float] = {}
+        self.warm_info: dict[str, dict] = {}  # what each warm-up run reported (form, method...)
+        self.best_settings: dict[str, dict] = {}
+        self.workloads: dict[str, dict] = {}
+        self.boards: dict[str, dict] = {}
+        self.skipped: dict[str, dict] = {}
+        self.failing: set = set()  # (size, row) that gave up on a generated board: one try on the others
+
+    def give_up(self, w, row) -> int:
+        """Failed runs, with no success, after which a row stops: --give-up, or 1 on a generated board
+        once the row has given up on another board of the same size."""
+        return 1 if w.generated and (w.size, row.name) in self.failing else self.config["give_up"]
+
+    def warm(self, key: str, row, setting: dict) -> None:
+        if key in self.warmed:
+            return
+        t = time.perf_counter()
+        try:
+            out = row.warm(setting)
+            self.warm_info[key] = out[1] if isinstance(out, tuple) and len(out) == 2 else {}
+        except Exception as exc:
+            self.log(f"  warm-up of {key} failed: {type(exc).__name__}: {exc}")
+        self.warmed[key] = time.perf_counter() - t
+
+    def run_row(self, w, row) -> dict | None:
+        c = self.config
+        seeds = list(range(c["seeds"]))
+        cap = row.cap or c["cap"]
+        started = time.perf_counter()
+        if row.kind == "peer":
+            from peers import GRID
+
+            self.warm(f"{w.puzzle}/{row.name}", row, GRID[0])
+            if row.probe:
+                setting = self.best_settings.get(row.name, {})
+                r = measure(row.make(setting), seeds[:1], row.cap or c["probe_cap"], None)
+                r.update(probe=True, setting=row.setting_text(setting) + "; sl10's setting, one run", options=setting)
+            else:
+                setting, grid = choose_setting(row, [GRID_SEED0 + k for k in range(c["grid_seeds"])],
+                                               min(c["grid_cap"], cap), self.log)
+                if w.name == "sl10":
+                    self.best_settings[row.name] = setting
+                # a setting that never succeeded on the grid seeds either gets one failure less before giving up
+                lost = not next(g for g in grid if g["chosen"])["successes"]
+                r = measure(row.make(setting), seeds, cap, max(1, c["give_up"] - lost))
+                r.update(grid=grid, setting=row.setting_text(setting), options=setting)
+        else:
+            self.warm(f"{w.puzzle}/{row.name}", row, {})
+            same = self.same_as_default(w, row, cap)
+            if same:
+                return dict(same, alias="qlib-default", extras=[], seconds_spent=0.0,
+                            setting=f"{row.describe}: the same call as qlib-default here, not run again")
+            if row.kind == "exact":
+                r = measure(row.make({}), list(range(row.repeats or c["repeats"])), cap, 1)
+            else:
+                r = measure(row.make({}), seeds, cap, self.give_up(w, row))
+                if w.generated and r["gave_up"] and not r["successes"]:
+                    self.failing.add((w.size, row.name))
+            r["setting"] = self.setting_of(row, r)
+        r.update(kind=row.kind, seconds_spent=time.perf_counter() - started)
+        return r
+
+    def same_as_default(self, w, row, cap) -> dict | None:
+        """qlib-default's results on ``w`` when ``row`` would repeat its very call: a qlib alternative with
+        the same cap whose form and method (as its warm-up resolved them) are those qlib-default used on
+        every run here.  Running it again would only measure the same solver twice."""
+        default = self.workloads.get(w.name, {}).get("qlib-default")
+        info = self.warm_info.get(f"{w.puzzle}/{row.name}", {})
+        if row.kind != "qlib" or row.name == "qlib-default" or not default or default.get("cap") != cap \
+                or "form" not in info:
+            return None
+        used = {(e.get("form"), e.get("method")) for e in default["extras"]}
+        if used != {(info["form"], info["method"])}:
+            return None
+        return {k: v for k, v in default.items() if k not in ("extras", "setting")}
+
+    @staticmethod
+    def setting_of(row, r) -> str:
+        if row.name != "qlib-default":
+            return row.describe
+        seen = sorted({f"form={e['form']}, method={e['method']}" for e in r["extras"] if "form" in e})
+        return row.describe + (" (" + " / ".join(seen) + ")" if seen else "")
+
+    def run(self, workloads, after_each=None) -> None:
+        for w in workloads:
+            self.boards[w.name] = dict(puzzle=w.puzzle, file=w.file, size=w.size, generated=w.generated)
+            measured = self.workloads.setdefault(w.name, {})
+            for row in w.rows:
+                if self.solvers and row.name not in self.solvers:
+                    continue
+                if row.skip:
+                    self.skipped.setdefault(row.name, dict(reason=row.skip, workloads=[]))["workloads"].append(w.name)
+                    continue
+                r = self.run_row(w, row)
+                measured[row.name] = r
+                self.log(f"{w.name:16s} {row.name:13s} {r['successes']:2d}/{r['runs']:<2d} median {r['median']:7.3f} s"
+                         f"  range {r['min']:.3f}-{r['max']:.3f}  [{r['setting']}]"
+                         + (f"  errors: {errors(r)[0]}" if errors(r) else ""))
+            if after_each:
+                after_each()
+
+
+def errors(r) -> list[str]:
+    return sorted({e["error"] for e in r.get("extras", []) if "error" in e})
+
+
+# -- tables ----------------------------------------------------------------------
+def ratio(num: dict | None, den: dict | None) -> str:
+    """num / den of two medians, marked when a median is censored at a cap (failures)."""
+    if not num or not den or not den["median"]:
+        return ""
+    value = f"{num['median'] / den['median']:.3g}"
+    a, b = num["median_censored"], den["median_censored"]
+    if a and b:
+        return f"? ({value}, both capped)"
+    return ("≥" if a else "≤" if b else "") + value
+
+
+def best_peer(solvers: dict) -> dict | None:
+    peers = [r for r in solvers.values() if r["kind"] == "peer"]
+    return min(peers, key=_rank) if peers else None
+
+
+def _label(name, r):
+    return f"{name} ({r['setting']})" if r["kind"] == "peer" else name
+
+
+def header(results) -> list[str]:
+    c = results["config"]
+    return [
+        f"{c['seeds']} seeds per row, {c['cap']:g} s cap per run (edge-form rows at 15x15: {c['edge_cap']:g} s).  "
+        f"A failed run counts at its cap.  A row whose first {c['give_up']} runs all fail stops there "
+        f"(k/n with n < {c['seeds']}, marked 'stopped'); on the generated boards a row that stopped on one board "
+        "is tried once on the other boards of that size (it goes on if that run succeeds); a peer whose setting "
+        "failed on every grid seed too stops one failure earlier.",
+        f"Peers: each at its best of {len(results['peer_grid'])} settings (num_reads 1/4/16 x num_sweeps "
+        f"100/1000/10000, plus its defaults), chosen on {c['grid_seeds']} separate seeds at a {c['grid_cap']:g} s "
+        f"cap (the better half, at least {HALVING_KEEP}, going on after each seed), then run on all {c['seeds']} seeds at the full cap.  On the generated boards the peers run once, "
+        f"at their sl10 setting with a {c['probe_cap']:g} s cap, on the first 15x15 board only (the other generated "
+        f"boards have no peer rows: they never solve these sizes at their caps).",
+        "A qlib row marked 'the same call as qlib-default' was not run again.  "
+        f"Exact rows (sat-exact, backtrack) are deterministic: {c['repeats']} runs, median.  "
+        "Ratios: the row's median over the best peer's / the sat-exact median on the same board; "
+        "≤ / ≥: the denominator / numerator failed in most runs (its median is a cap, so the ratio is a bound).",
+    ]
 
 
 def table(results) -> str:
-    lines = ["| workload | solver | success | median s | range s | qlib / peer (speed-up) |",
-             "|---|---|---|---|---|---|"]
+    lines = ["| workload | solver | setting | success | median s | range s | row / best peer | row / exact |",
+             "|---|---|---|---|---|---|---|---|"]
     for workload, solvers in results["workloads"].items():
-        best = min((r["median"] for name, r in solvers.items() if name.startswith("qlib")), default=None)
+        peer, exact = best_peer(solvers), solvers.get("sat-exact")
         for name, r in solvers.items():
-            ratio = "" if name.startswith("qlib") or best is None else \
-                f"{best / r['median']:.3g} ({r['median'] / best:.3g}x)"
-            lines.append(f"| {workload} | {name} | {r['successes']}/{r['runs']} | {r['median']:.3f} | "
-                         f"{r['min']:.3f}-{r['max']:.3f} | {ratio} |")
+            mine = r["kind"] != "peer"
+            setting = "" if r["kind"] == "peer" else r["setting"]
+            stopped = " stopped" if r.get("gave_up") else ""
+            lines.append(f"| {workload} | {_label(name, r)} | {setting} | {r['successes']}/{r['runs']}{stopped} | "
+                         f"{r['median']:.3f} | {r['min']:.3f}-{r['max']:.3f} | {ratio(r, peer) if mine else ''} | "
+                         f"{ratio(r, exact) if mine and name != 'sat-exact' else ''} |")
     return "\n".join(lines)
 
 
+def _pool(results, names, solver):
+    rs = [results["workloads"][w][solver] for w in names if solver in results["workloads"][w]]
+    if not rs:
+        return None
+    times = [t for r in rs for t in r["times"]]
+    k = sum(r["successes"] for r in rs)
+    return dict(successes=k, runs=len(times), median=statistics.median(times), median_censored=censored(k, len(times)),
+                boards=len(rs))
+
+
+def summary(results) -> list[dict]:
+    """Per size: qlib-default's success and median over boards x seeds, the exact rows' medians, the ratio."""
+    groups: dict[str, list[str]] = {}
+    for w, meta in results["boards"].items():
+        if w not in results["workloads"] or meta["puzzle"] != "slitherlink":
+            continue
+        key = f"{meta['size']}x{meta['size']}" + ("" if meta["generated"] else f" ({w})")
+        groups.setdefault(key, []).append(w)
+    out = []
+    for key, names in sorted(groups.items(), key=lambda kv: int(kv[0].split("x")[0])):
+        d, e, b, cells = (_pool(results, names, s) for s in ("qlib-default", "sat-exact", "backtrack", "qlib-cells"))
+        out.append(dict(size=key, boards=len(names), workloads=names, qlib_default=d, sat_exact=e, backtrack=b,
+                        qlib_cells=cells, ratio_default_exact=ratio(d, e)))
+    return out
+
+
+def summary_table(rows) -> str:
+    def cell(p, what):
+        if not p:
+            return "-"
+        return f"{p['successes']}/{p['runs']}" if what == "k" else f"{p['median']:.3f}"
+    lines = ["| size | boards | qlib-default success | qlib-default median s | sat-exact median s | "
+             "qlib-default / exact | backtrack median s | qlib-cells success | qlib-cells median s |",
+             "|---|---|---|---|---|---|---|---|---|"]
+    for s in rows:
+        lines.append(f"| {s['size']} | {s['boards']} | {cell(s['qlib_default'], 'k')} | {cell(s['qlib_default'], 'm')} | "
+                     f"{cell(s['sat_exact'], 'm')} | {s['ratio_default_exact'] or '-'} | {cell(s['backtrack'], 'm')} | "
+                     f"{cell(s['qlib_cells'], 'k')} | {cell(s['qlib_cells'], 'm')} |")
+    return "\n".join(lines)
+
+
+def markdown(results) -> str:
+    m = results["machine"]
+    lines = [f"# make bench: {results['command']}", "",
+             f"{results['date']}; {m['platform']}, {m['cpus']} CPUs, Python {m['python']}.  "
+             f"Total {results['timing']['actual_seconds'] / 60:.1f} min.", "", *header(results), "",
+             "## Per size (generated boards pooled: median over boards x seeds)", "",
+             summary_table(results["summary"]), "", "## Every row", "", table(results), ""]
+    if results["skipped"]:
+        lines += ["Skipped rows: " + "; ".join(f"{k}: {v['reason']}" for k, v in results["skipped"].items()), ""]
+    return "\n".join(lines)
+
+
+# -- the time estimate ---------------------------------------------------------------
+def _previous_rows(paths) -> dict:
+    rows = {}
+    for path in paths:
+        try:
+            data = json.loads(Path(path).read_text())
+        except (OSError, ValueError):
+            continue
+        if "config" not in data:
+            continue
+        for w, solvers in data["workloads"].items():
+            size = data["boards"].get(w, {}).get("size")
+            for name, r in solvers.items():
+                rows.setdefault((w, name), r)
+                rows.setdefault((size, name), r)
+    return rows
+
+
+def estimate(workloads, config, solvers, paths, parts=None, base=60.0) -> tuple[float, int]:
+    """Seconds the run should take, from earlier results files (same board, else a board of the same size):
+    a row's success rate and mean success time there, failures at this run's cap, the give-up rules applied;
+    rows never measured count as failing.  Returns (seconds, rows without data); ``parts`` (a dict)
+    receives the seconds per workload."""
+    previous = _previous_rows(paths)
+    c, total, unknown = config, base, 0  # base: the compile measurement and the warm-ups
+    failing = set()
+
+    def cost(r, n, cap, give_up, key=None):
+        ok = [t for t, e in zip(r["times"], r["extras"]) if e.get("ok")] if r else []
+        if not ok:
+            if key in failing:
+                give_up = 1
+            elif key is not None:
+                failing.add(key)
+            return min(n, give_up or n) * cap
+        p = len(ok) / len(r["times"])
+        return n * (p * statistics.mean(ok) + (1 - p) * cap)
+
+    for w in workloads:
+        before = total
+        for row in w.rows:
+            if row.skip or (solvers and row.name not in solvers):
+                continue
+            r = previous.get((w.name, row.name)) or previous.get((w.size, row.name))
+            if r and r.get("alias"):
+                continue  # the same call as qlib-default there: not run again
+            unknown += r is None
+            cap = row.cap or c["cap"]
+            if row.kind == "exact":
+                total += cost(r, row.repeats or c["repeats"], cap, 1)
+            elif row.kind == "peer" and row.probe:
+                total += row.cap or c["probe_cap"]
+            elif row.kind == "peer":
+                from peers import setting_label
+
+                g = {t["setting"]: t for t in (r or {}).get("grid", [])}
+                gc = min(c["grid_cap"], cap)
+                per_run = statistics.mean(gc if (t := g.get(setting_label(s))) is None or not t["successes"]
+                                          else min(t["median"], gc) for s in row.grid)
+                alive, runs = len(row.grid), 0
+                for _ in range(c["grid_seeds"]):
+                    runs += alive
+                    alive = min(alive, max(HALVING_KEEP, math.ceil(alive / 2)))
+                lost = not (r and r["successes"])
+                total += runs * per_run + cost(r, c["seeds"], cap, max(1, c["give_up"] - lost))
+            else:
+                total += cost(r, c["seeds"], cap, c["give_up"], (w.size, row.name) if w.generated else None)
+        if parts is not None:
+            parts[w.name] = total - before
+    return total, unknown
+
+
+# -- main --------------------------------------------------------------------------
+def parse_args(argv=None):
+    p = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    p.add_argument("--quick", action="store_true",
+                   help="one board per size, 3 seeds, 20 s cap, a one-seed peer grid: a few minutes "
+                        "(writes results/quick.json and quick.md unless --out is given)")
+    p.add_argument("--seeds", type=int, help="seeds per row (default 10; quick 3)")
+    p.add_argument("--cap", type=float, help="seconds per run (default 60; quick 20)")
+    p.add_argument("--sizes", type=int, nargs="*", help="generated board sizes to run (default 15 20 25 30)")
+    p.add_argument("--boards-per-size", type=int, help="generated boards per size (default all; quick 1)")
+    p.add_argument("--grid-seeds", type=int, help="seeds a peer's settings are chosen on (default 3; quick 1)")
+    p.add_argument("--grid-cap", type=float, help="seconds per run while choosing (default 5; quick 2)")
+    p.add_argument("--give-up", type=int, help="stop a row after this many failures and no success (default 3)")
+    p.add_argument("--edge-cap", type=float, help="cap of the edge-form rows on 15x15 boards (default 20)")
+    p.add_argument("--probe-cap", type=float, help="cap of the peers' one run on a 15x15 board (default 10)")
+    p.add_argument("--repeats", type=int, help="runs of each exact row (default 3)")
+    p.add_argument("--only", nargs="*", help="workload names or patterns (sl10, nono15, 'sl15x15*', ...)")
+    p.add_argument("--solvers", nargs="*", help="row names to run (default: all)")
+    p.add_argument("--merge", action="store_true",
+                   help="update these entries in the existing --out file instead of replacing it")
+    p.add_argument("--compile", action=argparse.BooleanOptionalAction, default=None,
+                   help="measure the JIT compile in a fresh process with an empty cache (default: yes; quick: no)")
+    p.add_argument("--estimate", action="store_true", help="print the time estimate and exit")
+    p.add_argument("--out", type=Path, help="results JSON (default results/latest.json; quick: results/quick.json)")
+    args = p.parse_args(argv)
+    config = dict(QUICK if args.quick else FULL)
+    for key in config:
+        value = getattr(args, key, None)
+        if value is not None:
+            config[key] = value
+    config["quick"] = args.quick
+    if args.compile is None:
+        args.compile = not args.quick
+    args.out = args.out or (QUICK_RESULTS if args.quick else RESULTS)
+    return args, config
+
+
+def select(workloads, only):
+    if not only:
+        return workloads
+    return [w for w in workloads if any(fnmatch.fnmatch(w.name, pat) for pat in only)]
+
+
 def main(argv=None):
-    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    parser.add_argument("--seeds", type=int, default=10)
-    parser.add_argument("--cap", type=float, default=10.0, help="seconds per peer run")
-    parser.add_argument("--qlib-cap", type=float, default=20.0, help="seconds per qlib run")
-    parser.add_argument("--only", nargs="*", help="workload names to run")
-    parser.add_argument("--solvers", nargs="*", help="solver names to run (default: all)")
-    parser.add_argument("--merge", action="store_true",
-                        help="update these entries in the existing --out file instead of replacing it")
-    parser.add_argument("--out", type=Path, default=RESULTS)
-    args = parser.parse_args(argv)
+    args, config = parse_args(argv)
+    t_start = time.perf_counter()
+    from peers import GRID, available
+    from workloads import workloads as all_workloads
 
-    from qlib.solvers import gpu
+    missing = available()
+    if missing:
+        raise SystemExit(missing)
+    per_size = None if args.only else config["boards_per_size"]  # --only may name any board
+    chosen = select(all_workloads(sizes=config["sizes"], per_size=per_size,
+                                  edge_cap=config["edge_cap"], probe_cap=config["probe_cap"],
+                                  repeats=config["repeats"]), args.only)
+    parts = {}
+    guess, unknown = estimate(chosen, config, args.solvers, [RESULTS, QUICK_RESULTS], parts,
+                              base=60.0 if args.compile else 10.0)
+    print(f"{len(chosen)} workloads: {', '.join(w.name for w in chosen)}")
+    print(f"estimated time: {guess / 60:.1f} min (from earlier results; {unknown} rows without data, "
+          f"counted as failing)", flush=True)
+    if args.estimate:
+        print("  " + ", ".join(f"{w} {t / 60:.1f}" for w, t in parts.items()) + " (min)")
+        return None
 
-    results = dict(machine=dict(platform=platform.platform(), cpus=os.cpu_count(), python=platform.python_version(),
-                                gpu=gpu.device_name() if gpu.is_available() else None),
-                   seeds=args.seeds, peer_cap_seconds=args.cap, qlib_cap_seconds=args.qlib_cap, compile=compile_seconds(), workloads={})
-    print(f"JIT compile (fresh process, empty cache): {results['compile']['cold_cache_seconds']:.1f} s; "
-          f"with the cache: {results['compile']['warm_cache_seconds']:.1f} s", flush=True)
+    command = "benchmarks/run.py " + " ".join(sys.argv[1:] if argv is None else argv)
+    results = dict(command=command.strip(), date=time.strftime("%Y-%m-%d %H:%M"),
+                   machine=dict(platform=platform.platform(), cpus=os.cpu_count(), python=platform.python_version()),
+                   config=config, seeds=config["seeds"], peer_cap_seconds=config["cap"],
+                   qlib_cap_seconds=config["cap"], peer_grid=GRID, compile={}, warmup={}, boards={},
+                   workloads={}, skipped={}, summary=[], timing={})
     if args.merge and args.out.exists():
         previous = json.loads(args.out.read_text())
-        if (previous["seeds"], previous["peer_cap_seconds"], previous["qlib_cap_seconds"]) != \
-                (args.seeds, args.cap, args.qlib_cap):
-            raise SystemExit(f"--merge: {args.out} was measured with other --seeds/--cap/--qlib-cap")
-        results["workloads"] = previous["workloads"]
+        old = previous.get("config", {})
+        if (old.get("seeds"), old.get("cap")) != (config["seeds"], config["cap"]):
+            raise SystemExit(f"--merge: {args.out} was measured with other --seeds/--cap (or in the old format)")
+        for key in ("workloads", "boards", "warmup", "compile", "skipped"):
+            results[key] = previous.get(key, results[key])
+
+    if args.compile:
+        results["compile"] = compile_seconds()
+        comp = results["compile"]
+        print("JIT compile (fresh process, empty cache): " + (
+            f"{comp['cold_cache_seconds']:.1f} s; with the cache: {comp['warm_cache_seconds']:.1f} s"
+            if "error" not in comp else f"failed: {comp['error']}"), flush=True)
+    t = time.perf_counter()
     qlib.warmup()
-    for workload, solvers in workloads(gpu.is_available()).items():
-        if args.only and workload not in args.only:
-            continue
-        measured = results["workloads"].setdefault(workload, {})
-        for name, run in solvers.items():
-            if args.solvers and name not in args.solvers:
-                continue
-            run(10_000, 5.0)  # warm-up: compile this path's kernels, outside the measurement
-            cap = args.qlib_cap if name.startswith("qlib") else args.cap
-            r = measure(run, args.seeds, cap)
-            measured[name] = r
-            print(f"{workload:12s} {name:15s} {r['successes']:2d}/{r['runs']}  median {r['median']:.3f} s  "
-                  f"range {r['min']:.3f}-{r['max']:.3f}", flush=True)
-    order = {w: list(solvers) for w, solvers in workloads(gpu.is_available()).items()}
-    results["workloads"] = {w: {n: r[n] for n in order.get(w, []) + sorted(set(r) - set(order.get(w, []))) if n in r}
-                            for w, r in results["workloads"].items()}
-    args.out.parent.mkdir(parents=True, exist_ok=True)
-    args.out.write_text(json.dumps(results, indent=1))
+    results["warmup"]["qlib.warmup"] = time.perf_counter() - t
+
+    bench = Bench(config, args.solvers)
+    if args.merge:  # peers probed on big boards use the sl10 setting measured earlier
+        for name, r in results["workloads"].get("sl10", {}).items():
+            if r.get("kind") == "peer" and "options" in r:
+                bench.best_settings[name] = r["options"]
+    bench.workloads, bench.boards = results["workloads"], results["boards"]
+
+    def save():
+        results["warmup"].update(bench.warmed)
+        for name, v in bench.skipped.items():
+            results["skipped"][name] = v
+        results["summary"] = summary(results)
+        results["timing"] = dict(estimated_seconds=guess, actual_seconds=time.perf_counter() - t_start)
+        args.out.parent.mkdir(parents=True, exist_ok=True)
+        args.out.write_text(json.dumps(results, indent=1, default=float))
+
+    bench.run(chosen, after_each=save)
+    save()
+    args.out.with_suffix(".md").write_text(markdown(results))
+
+    print()
+    print("\n".join(header(results)))
     print()
     print(table(results))
-    print(f"\nwritten to {args.out}")
+    print()
+    print("Per size (generated boards pooled over boards x seeds):")
+    print(summary_table(results["summary"]))
+    if results["skipped"]:
+        print("\nskipped: " + "; ".join(f"{k} ({v['reason']})" for k, v in results["skipped"].items()))
+    print("\nwarm-up (first call on a small board, not measured): " +
+          ", ".join(f"{k} {v:.2f} s" for k, v in results["warmup"].items()))
+    print(f"\ntime: estimated {guess / 60:.1f} min, actual {results['timing']['actual_seconds'] / 60:.1f} min")
+    print(f"written to {args.out} and {args.out.with_suffix('.md')}")
+    return results
 
 
 if __name__ == "__main__":

@@ -5,12 +5,41 @@ The pipeline: build an expression from :func:`var` and constraints from
 backend and returns a :class:`Solution`.
 """
 
+
+def _choose_threading_layer() -> None:
+    """Pick a fork-safe numba threading layer unless the user chose one.
+
+    numba's default on Linux is GNU OpenMP when no TBB is installed, and a
+    process that forks after running an OpenMP ``parallel=True`` kernel (a
+    ``multiprocessing`` fork pool after ``qlib.solve(..., backend="cpu")``)
+    hangs in the child's first parallel kernel.  numba's ``"forksafe"`` choice
+    takes TBB when installed, else the workqueue layer (on Linux); both survive
+    a fork.  The workqueue layer does not allow parallel kernels launched from
+    several Python threads at once: install ``tbb`` for that, or set
+    ``NUMBA_THREADING_LAYER`` yourself.  A ``NUMBA_THREADING_LAYER`` in the
+    environment, or a ``numba.config.THREADING_LAYER`` set before importing
+    qlib, is respected; the choice must happen before the first parallel
+    kernel runs (``numba.threading_layer()`` reports the layer in use).
+    """
+    import os
+
+    if os.environ.get("NUMBA_THREADING_LAYER"):
+        return
+    import numba
+
+    if numba.config.THREADING_LAYER == "default":
+        numba.config.THREADING_LAYER = "forksafe"
+
+
+_choose_threading_layer()
+
 from .compile import CompiledModel, compile
 from .constraints import Allowed, Constraint, Model, Relation, between, cons, one_of
 from .expand import expand_cons, to_qubo
-from .expr import Expr, Var, sum, var
+from .expr import Expr, NumericOverflowError, Var, sum, var
 from .result import Solution, Violation
 from .solvers import solve, warmup
+from . import limits  # noqa: E402 - check_allocation and the memory budget
 
 __version__ = "0.1.0"
 
@@ -28,5 +57,5 @@ def data_path(name: str):
 __all__ = [
     "Allowed", "CompiledModel", "Constraint", "Expr", "Model", "Relation", "Solution",
     "Var", "Violation", "between", "compile", "cons", "expand_cons", "one_of", "solve",
-    "sum", "to_qubo", "var", "warmup", "data_path",
+    "sum", "to_qubo", "var", "warmup", "data_path", "NumericOverflowError", "limits",
 ]

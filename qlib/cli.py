@@ -1,14 +1,24 @@
-"""Command line: ``qlib solve slitherlink FILE`` and ``qlib solve nonogram FILE``.
+"""Command line: ``qlib solve slitherlink FILE``, ``qlib solve nonogram FILE`` and ``qlib show ...``.
 
-Exit status: 0 solved, 1 not solved within the limits, 2 bad input (the error
-goes to stderr).
+FILE is a path, ``-`` (standard input) or, for Slitherlink, a puzz.link URL.
+
+Exit status: 0 solved (or shown), 1 not solved within the limits, 2 bad input
+or an unusable option (the error goes to stderr), 130 interrupted (Ctrl-C:
+one line on stderr; with ``--json`` the best state so far is still printed
+when the solver hands one back).
 """
 
 from __future__ import annotations
 
 import argparse
+import inspect
 import json
+import os
+import signal
 import sys
+
+EXIT_SOLVED, EXIT_UNSOLVED, EXIT_BAD_INPUT, EXIT_INTERRUPTED = 0, 1, 2, 130
+EXIT_BROKEN_PIPE = 141  # 128 + SIGPIPE, as a shell reports a command killed by it
 
 
 def _parser() -> argparse.ArgumentParser:
@@ -23,77 +33,230 @@ def _parser() -> argparse.ArgumentParser:
         p.add_argument("--seed", type=int, default=None, help="random seed (same seed, same result)")
         p.add_argument("--time-limit", type=float, default=60.0, help="seconds in all (default 60)")
         p.add_argument("--json", action="store_true", help="print one JSON object instead of text")
+        p.add_argument("--check-unique", action="store_true",
+                       help="also find out whether the answer is the only one (JSON: \"unique\", \"second_answer\")")
 
-    sl = kinds.add_parser("slitherlink", help="a Slitherlink board: rows of '.' and digits 0-3")
+    sl = kinds.add_parser("slitherlink", help="a Slitherlink board: rows of '.' and digits 0-3, or a puzz.link URL")
     common(sl)
-    sl.add_argument("--form", choices=["hubo", "inequality", "qubo", "cells"], default="hubo",
-                    help="how a found loop is forbidden (default hubo: one product term); "
-                         "cells: the cell formulation, one variable per cell")
+    sl.add_argument("--form", choices=["cells", "hubo", "inequality", "qubo"], default="cells",
+                    help="the formulation (default cells: one variable per presolved class of cells, "
+                         "loops forbidden by their regions); hubo, inequality, qubo: the source's edge "
+                         "variables, a loop forbidden by a product term, a <= constraint or a QUBO penalty")
     sl.add_argument("--method", choices=["lazy", "outer"], default=None,
                     help="lazy: loops are cut during the search; outer: the iteration of the source "
-                         "(default: outer for --form cells, else lazy)")
-    sl.add_argument("--max-iterations", type=int, default=100)
+                         "(default: the solver's choice for the form; outer with --backend gpu)")
+    sl.add_argument("--max-iterations", type=int, default=None,
+                    help="stop the outer method after this many solves (default: the solver's)")
     nono = kinds.add_parser("nonogram", help="a Nonogram in the .non format")
     common(nono)
     nono.add_argument("--form", choices=["cons", "qubo"], default="cons",
                       help="cons: native constraints; qubo: expanded to a pure QUBO")
+
+    show = sub.add_parser("show", help="print a puzzle in another format")
+    shown = show.add_subparsers(dest="puzzle", required=True)
+    show_sl = shown.add_parser("slitherlink", help="print the board as rows of '.' and 0-3 (or --url)")
+    show_sl.add_argument("file", help="puzzle file or puzz.link URL ('-' reads standard input)")
+    show_sl.add_argument("--url", action="store_true", help="print the board's puzz.link URL instead")
+    show_nono = shown.add_parser("nonogram", help="print the puzzle in the .non format")
+    show_nono.add_argument("file", help="puzzle file ('-' reads standard input)")
     return parser
 
 
-def _read(path: str):
-    if path == "-":
+def _stdin_text(decode) -> str:
+    """Standard input as text; ``decode(bytes, name)`` reports a byte that is not UTF-8 by line and column."""
+    stream = getattr(sys.stdin, "buffer", None)
+    if stream is None:  # a text stream without bytes (e.g. replaced in a test)
         return sys.stdin.read()
-    return path
+    return decode(stream.read(), "<stdin>")
 
 
-def _solve_slitherlink(args) -> tuple[dict, str, bool]:
-    from .puzzles import slitherlink
+def _board(file: str):
+    from .puzzles.slitherlink import board as boards
 
-    board = slitherlink.parse(_read(args.file))
-    result = slitherlink.solve(board, form=args.form, method=args.method, backend=args.backend, seed=args.seed,
-                               time_limit=args.time_limit, max_iterations=args.max_iterations)
-    iterations = [{"iteration": it["iteration"], "energy": it["energy"], "loops": it["loops"],
-                   "seconds": round(it["seconds"], 6)} for it in result.iterations]
-    payload = {"puzzle": "slitherlink", "file": args.file, "status": result.status,
-               "stop_reason": result.stop_reason, "seconds": round(result.seconds, 6),
-               "backend": result.backend, "seed": result.seed, "form": args.form, "method": result.method,
-               "h": result.h, "v": result.v, "iterations": iterations,
-               "var_count": result.var_count, "term_count": result.term_count}
-    text = slitherlink.render_text(board, result.h, result.v).rstrip("\n") + "\n" + result.summary().splitlines()[0]
-    return payload, text, result.status == "solved"
+    if file == "-":
+        return boards.parse_text(_stdin_text(boards._decode), "<stdin>")
+    return boards.parse(file)
 
 
-def _solve_nonogram(args) -> tuple[dict, str, bool]:
+def _nonogram(file: str):
     from .puzzles import nonogram
 
-    puzzle = nonogram.parse(_read(args.file))
+    if file == "-":
+        return nonogram.parse_text(_stdin_text(nonogram._decode), "<stdin>")
+    return nonogram.parse(file)
+
+
+def _check_backend(args) -> None:
+    """Fail early, with the real reason, when --backend gpu has no GPU to run on."""
+    if args.backend != "gpu":
+        return
+    from .solvers import gpu
+
+    if not (gpu.is_available() or gpu.device_kind() == "simulator"):
+        raise _UsageError("no CUDA GPU is available (numba finds no CUDA device or driver): "
+                          "--backend gpu needs one; use --backend cpu")
+
+
+class _UsageError(Exception):
+    """An option that cannot work here; exit status 2."""
+
+
+def _seconds(value):
+    return None if value is None else round(float(value), 6)
+
+
+def _timings(result) -> dict:
+    timings = getattr(result, "timings", None) or {}
+    return {"jit_seconds": _seconds(timings.get("jit_seconds")),
+            "solve_seconds": _seconds(timings.get("solve_seconds"))}
+
+
+def _interrupted(result) -> bool:
+    return getattr(result, "stop_reason", None) == "interrupted"
+
+
+def _unique_line(unique, checked: bool, why: str = "") -> str:
+    if not checked:
+        return ""
+    if unique is True:
+        return "unique: yes"
+    if unique is False:
+        return "unique: no"
+    return "unique: unknown" + (f" ({why})" if why else "")
+
+
+def _solve_slitherlink(args) -> tuple[dict, str, int]:
+    from .puzzles import slitherlink
+
+    board = _board(args.file)
+    _check_backend(args)
+    method = args.method
+    if method is None and args.backend == "gpu" and args.form != "cells":
+        method = "outer"  # the lazy method runs on the CPU only
+    options = {} if args.max_iterations is None else {"max_iterations": args.max_iterations}
+    why = ""
+    if args.check_unique:
+        if "check_unique" in inspect.signature(slitherlink.solve).parameters:
+            options["check_unique"] = True
+        else:
+            why = "this version of slitherlink.solve cannot check uniqueness"
+            print(f"qlib: warning: {why}", file=sys.stderr)
+    result = slitherlink.solve(board, form=args.form, method=method, backend=args.backend, seed=args.seed,
+                               time_limit=args.time_limit, **options)
+    iterations = [{"iteration": it["iteration"], "energy": it["energy"], "loops": it["loops"],
+                   "seconds": round(it["seconds"], 6)} for it in result.iterations]
+    unique = getattr(result, "unique", None) if args.check_unique else None
+    second = getattr(result, "second_answer", None) if args.check_unique else None
+    second_hv = None
+    if second is not None:
+        h2, v2 = board.grid.to_hv(second)
+        second_hv = {"h": h2, "v": v2}
+    interrupted = _interrupted(result)
+    payload = {"puzzle": "slitherlink", "file": args.file,
+               "status": "interrupted" if interrupted else result.status,
+               "stop_reason": result.stop_reason, "seconds": round(result.seconds, 6), **_timings(result),
+               "backend": result.backend, "seed": result.seed, "form": args.form, "method": result.method,
+               "h": result.h, "v": result.v, "iterations": iterations,
+               "var_count": result.var_count, "term_count": result.term_count,
+               "unique": unique, "second_answer": second_hv}
+    text = slitherlink.render_text(board, result.h, result.v).rstrip("\n") + "\n" + result.summary().splitlines()[0]
+    line = _unique_line(unique, args.check_unique, why)
+    if line:
+        text += "\n" + line
+    if second_hv is not None:
+        text += ", a second answer:\n" + slitherlink.render_text(board, second_hv["h"], second_hv["v"]).rstrip("\n")
+    code = EXIT_INTERRUPTED if interrupted else EXIT_SOLVED if result.status == "solved" else EXIT_UNSOLVED
+    return payload, text, code
+
+
+def _solve_nonogram(args) -> tuple[dict, str, int]:
+    from .puzzles import nonogram
+
+    puzzle = _nonogram(args.file)
+    _check_backend(args)
     result = nonogram.solve(puzzle, form=args.form, backend=args.backend, seed=args.seed,
                             time_limit=args.time_limit)
-    payload = {"puzzle": "nonogram", "file": args.file, "status": result.status,
-               "seconds": round(result.seconds, 6), "backend": result.backend, "seed": result.seed,
+    interrupted = _interrupted(result)
+    unique, second, why = None, None, ""
+    if args.check_unique and not interrupted:
+        count, status, grids = nonogram.count_solutions(puzzle, limit=2, time_limit=args.time_limit)
+        if count >= 2:
+            unique = False
+            second = next(g for g in grids if g != result.grid) if result.grid else grids[1]
+        elif status == "exact":
+            unique = count == 1
+        else:
+            why = f"the exact count ran out of time after {args.time_limit:g} s"
+    goal = getattr(puzzle, "goal", None)
+    goal_matches = None if goal is None or not result.grid else tuple(result.grid) == tuple(goal)
+    payload = {"puzzle": "nonogram", "file": args.file,
+               "status": "interrupted" if interrupted else result.status,
+               "stop_reason": getattr(result, "stop_reason", None),
+               "seconds": round(result.seconds, 6), **_timings(result),
+               "backend": result.backend, "seed": result.seed,
                "form": args.form, "grid": list(result.grid) if result.grid else None,
-               "energy": result.energy, "var_count": result.var_count, "term_count": result.term_count}
+               "energy": result.energy, "var_count": result.var_count, "term_count": result.term_count,
+               "unique": unique, "second_answer": list(second) if second else None,
+               "goal_matches": goal_matches}
     grid = nonogram.render_text(result.grid) + "\n" if result.grid else ""
     summary = (f"{result.status}: energy {result.energy:g}, {result.var_count} variables, "
                f"{result.term_count} terms, {result.seconds:.2f} s, backend={result.backend}, seed={result.seed}")
-    return payload, grid + summary, result.status == "solved"
+    line = _unique_line(unique, args.check_unique, why)
+    if line:
+        summary += "\n" + line
+    if second:
+        summary += ", a second answer:\n" + nonogram.render_text(second)
+    if goal_matches is not None:
+        summary += "\ngoal: " + ("the answer matches the file's goal" if goal_matches
+                                 else "the answer differs from the file's goal")
+    code = EXIT_INTERRUPTED if interrupted else EXIT_SOLVED if result.status == "solved" else EXIT_UNSOLVED
+    return payload, grid + summary, code
+
+
+def _show(args) -> str:
+    if args.puzzle == "slitherlink":
+        board = _board(args.file)
+        return board.to_url() if args.url else board.to_text().rstrip("\n")
+    from .puzzles import nonogram
+
+    return nonogram.to_non(_nonogram(args.file)).rstrip("\n")
 
 
 def main(argv=None) -> int:
     args = _parser().parse_args(argv)
     try:
+        if args.command == "show":
+            print(_show(args))
+            return EXIT_SOLVED
         if args.puzzle == "slitherlink":
-            payload, text, solved = _solve_slitherlink(args)
+            payload, text, code = _solve_slitherlink(args)
         else:
-            payload, text, solved = _solve_nonogram(args)
+            payload, text, code = _solve_nonogram(args)
+        print(json.dumps(payload) if args.json else text, flush=True)
+    except KeyboardInterrupt:  # Ctrl-C while the solver does not hand back a result
+        signal.signal(signal.SIGINT, signal.SIG_IGN)  # a second Ctrl-C must not print a traceback now
+        if getattr(args, "json", False):
+            print(json.dumps({"puzzle": args.puzzle, "file": args.file, "status": "interrupted"}), flush=True)
+        print("qlib: interrupted", file=sys.stderr)
+        return EXIT_INTERRUPTED
+    except BrokenPipeError:  # the reader went away (e.g. `qlib show ... | head`): nothing left to say
+        try:
+            os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
+        except (OSError, ValueError):
+            pass
+        return EXIT_BROKEN_PIPE
+    except _UsageError as error:
+        print(f"qlib: error: {error}", file=sys.stderr)
+        return EXIT_BAD_INPUT
     except (ValueError, OSError) as error:  # parse errors name the file, line and column
         print(f"qlib: error: {error}", file=sys.stderr)
-        return 2
-    except RuntimeError as error:  # e.g. --backend gpu without a GPU
+        return EXIT_BAD_INPUT
+    except RuntimeError as error:  # e.g. a backend that fails to start
         print(f"qlib: error: {error}", file=sys.stderr)
-        return 2
-    print(json.dumps(payload) if args.json else text)
-    return 0 if solved else 1
+        return EXIT_BAD_INPUT
+    if code == EXIT_INTERRUPTED:
+        print("qlib: interrupted", file=sys.stderr)
+    return code
 
 
 if __name__ == "__main__":

@@ -22,12 +22,13 @@ The energy of a state ``x`` is::
 from __future__ import annotations
 
 import re
+from collections import namedtuple
 from dataclasses import dataclass, field
 
 import numpy as np
 
 from .constraints import Model, as_model
-from .expr import Expr, id_of, label_of
+from .expr import _MAX_COEF, Expr, NumericOverflowError, _intern, id_of, label_of
 
 __all__ = ["CompiledModel", "compile"]
 
@@ -37,6 +38,8 @@ KERNEL_FIELDS = (
     "var_row_ptr", "var_rows",
     "row_const", "row_weight", "row_iv_ptr", "row_iv_lo", "row_iv_hi",
 )
+#: The arrays every kernel takes, by name (numba passes named tuples to kernels as they are).
+KernelArrays = namedtuple("KernelArrays", KERNEL_FIELDS)
 
 
 @dataclass
@@ -67,6 +70,25 @@ class CompiledModel:
     row_var_ptr: np.ndarray
     row_vars: np.ndarray
     _columns: dict | None = field(default=None, repr=False)
+
+    # -- pickling: by label -----------------------------------------------------
+    # ``var_ids`` are this process's interned numbers; another process (a pool
+    # worker, a later session reading a file) numbers its variables otherwise.
+    # So the columns travel as labels and are interned again on arrival; the
+    # model inside pickles by label too (see ``Expr.__reduce__``).
+    def __getstate__(self):
+        state = dict(self.__dict__)
+        state["var_ids"] = [label_of(int(v)) for v in self.var_ids]
+        state["_columns"] = None
+        state["_var_ids_are_labels"] = True
+        return state
+
+    def __setstate__(self, state):
+        state = dict(state)
+        if state.pop("_var_ids_are_labels", False):
+            state["var_ids"] = np.array([_intern(label) for label in state["var_ids"]], dtype=np.int64)
+        state["_columns"] = None
+        self.__dict__.update(state)
 
     @property
     def num_vars(self) -> int:
@@ -106,9 +128,9 @@ class CompiledModel:
             raise KeyError(f"variable {label_of(vid)!r} is not in this model")
         return pos
 
-    def kernel_arrays(self) -> tuple:
-        """The arrays every kernel takes, in the order of ``KERNEL_FIELDS``."""
-        return tuple(getattr(self, name) for name in KERNEL_FIELDS)
+    def kernel_arrays(self) -> KernelArrays:
+        """The arrays every kernel takes, as a :data:`KernelArrays` named tuple."""
+        return KernelArrays(*(getattr(self, name) for name in KERNEL_FIELDS))
 
     # -- states ---------------------------------------------------------------
     def as_states(self, states) -> np.ndarray:
@@ -182,8 +204,15 @@ def _bit(value, key) -> int:
 
 
 def compile(model) -> CompiledModel:  # noqa: A001 - the verb readers expect
-    """Flatten ``model`` (an expression, constraint or :class:`Model`) to arrays."""
-    model = as_model(model).simplify_as_binary()
+    """Flatten ``model`` (an expression, constraint or :class:`Model`) to arrays.
+
+    Raises :class:`~qlib.expr.NumericOverflowError` (a ``ValueError``) when a
+    coefficient, or the energy some state can reach, does not fit a float64;
+    the message names the objective term or the constraint responsible.
+    """
+    model = as_model(model)
+    _check_coefficients(model)
+    model = model.simplify_as_binary()
     # Columns in natural label order (h[2][0] before h[10][0]): the same for the same
     # model in any process, whatever other variables were created before it.
     var_ids = np.array(sorted(model.var_ids, key=lambda v: _natural_key(label_of(v))), dtype=np.int64)
@@ -240,6 +269,10 @@ def compile(model) -> CompiledModel:  # noqa: A001 - the verb readers expect
     if by_row:
         row_var_ptr[1:] = np.cumsum(np.bincount([r for r, _ in by_row], minlength=len(row_weight)))
 
+    _check_energy_range(offset, term_coef, num_objective_terms, np.array(row_const, dtype=np.float64),
+                        np.array(row_term_ptr, dtype=np.int64), np.array(row_weight, dtype=np.float64),
+                        np.array(iv_ptr, dtype=np.int64), np.array(iv_lo, dtype=np.float64),
+                        np.array(iv_hi, dtype=np.float64), row_labels, model.constraints)
     return CompiledModel(
         model=model,
         var_ids=var_ids,
@@ -265,6 +298,70 @@ def compile(model) -> CompiledModel:  # noqa: A001 - the verb readers expect
         row_var_ptr=row_var_ptr,
         row_vars=row_vars,
     )
+
+
+def _check_coefficients(model: Model) -> None:
+    """Every coefficient must be a finite float64; the error names where one is not."""
+    from .expr import _check_finite
+
+    _check_finite(model.objective.terms, "the objective")
+    for r, con in enumerate(model.constraints):
+        _check_finite(con.lhs.terms, f"constraint {con.label or f'{r} ({con.lhs!r})'!r}")
+
+
+def _check_energy_range(offset, term_coef, num_obj, row_const, row_term_ptr, row_weight, iv_ptr, iv_lo, iv_hi,
+                        row_labels, constraints) -> None:
+    """Raise if some state's energy (or an energy difference, which the solvers add up
+    flip by flip) could leave the float64 range.
+
+    Bounds: the objective by ``|offset| + sum |coef|``; a row by ``weight * d**2``,
+    ``d`` the largest distance from the allowed set over the range its left-hand
+    side can take (for each allowed interval the distance is convex in the
+    value, so its maximum is at an end of the range).
+    """
+    limit = _MAX_COEF / 2   # energies and their differences must both fit
+    with np.errstate(over="ignore", invalid="ignore"):
+        obj_coef = term_coef[:num_obj]
+        objective = abs(offset) + float(np.abs(obj_coef).sum())
+        if not objective <= limit:
+            worst = int(np.argmax(np.abs(obj_coef))) if num_obj else -1
+            detail = f"; its largest coefficient is {obj_coef[worst]:.3e}" if worst >= 0 else ""
+            raise NumericOverflowError(
+                f"the objective's energy can reach {objective:.3e}, beyond the float64 range "
+                f"(|energy| must stay below {limit:.3e}){detail}; scale the coefficients down"
+            )
+        num_rows = len(row_weight)
+        if not num_rows:
+            return
+        coefs = term_coef[num_obj:]
+        starts = row_term_ptr[:-1] - num_obj
+        lhs_lo = row_const + np.add.reduceat(np.minimum(coefs, 0.0), starts)
+        lhs_hi = row_const + np.add.reduceat(np.maximum(coefs, 0.0), starts)
+        # per interval k of row r: the larger distance of the range's two ends to it
+        row_of_iv = np.repeat(np.arange(num_rows), np.diff(iv_ptr))
+        lo_k, hi_k = lhs_lo[row_of_iv], lhs_hi[row_of_iv]
+        d = np.maximum.reduce([iv_lo - lo_k, np.zeros_like(lo_k), lo_k - iv_hi, iv_lo - hi_k, hi_k - iv_hi])
+        far = np.minimum.reduceat(d, iv_ptr[:-1])
+        far[~(np.isfinite(lhs_lo) & np.isfinite(lhs_hi))] = np.inf
+        bounds = row_weight * far * far
+        bad = np.flatnonzero(~(bounds <= limit))      # also catches nan
+        if bad.size:
+            r = int(bad[0])
+            con = constraints[r]
+            raise NumericOverflowError(
+                f"constraint {row_labels[r]!r} ({con.lhs!r} in {con.allowed!r}, weight {con.weight:g}): "
+                f"its left-hand side ranges over [{lhs_lo[r]:.3e}, {lhs_hi[r]:.3e}], so weight * distance**2 "
+                f"can reach {bounds[r]:.3e}, beyond the float64 range (|energy| must stay below {limit:.3e}); "
+                f"scale the constraint down"
+            )
+        total = objective + float(bounds.sum())
+        if not total <= limit:
+            r = int(np.argmax(bounds))
+            raise NumericOverflowError(
+                f"the energy can reach {total:.3e} (objective up to {objective:.3e}, the largest constraint "
+                f"{row_labels[r]!r} up to {bounds[r]:.3e}), beyond the float64 range "
+                f"(|energy| must stay below {limit:.3e}); scale the model down"
+            )
 
 
 def evaluate(expr: Expr, compiled: CompiledModel, states: np.ndarray) -> np.ndarray:

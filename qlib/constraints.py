@@ -68,8 +68,11 @@ def one_of(*values) -> Allowed:
 def between(lo, hi) -> Allowed:
     """The closed interval ``[lo, hi]``."""
     for v in (lo, hi):
-        if not _is_number(v):
-            raise ValueError(f"between() bounds must be numbers, got {v!r}")
+        if not _is_number(v) or not math.isfinite(v):
+            raise ValueError(
+                f"between() bounds must be finite numbers, got {v!r} "
+                "(for a one-sided bound write 'expr <= hi' or 'expr >= lo')"
+            )
     if lo > hi:
         raise ValueError(f"between({lo}, {hi}): the lower bound is above the upper bound")
     return Allowed(lo=_clean(lo), hi=_clean(hi))
@@ -123,7 +126,7 @@ def _value_range(lhs: Expr) -> tuple[float, float]:
 
 
 def _is_integer_valued(lhs: Expr) -> bool:
-    return all(float(c).is_integer() for c in lhs.terms.values())
+    return all(isinstance(c, int) or float(c).is_integer() for c in lhs.terms.values())
 
 
 @dataclass
@@ -149,6 +152,15 @@ class Constraint:
                         f"constraint {name!r}: its left-hand side takes only integer values, "
                         f"but the allowed set {self.allowed!r} holds non-integers {bad}"
                     )
+
+    def _with_lhs(self, lhs: Expr) -> "Constraint":
+        """This constraint with an equivalent left-hand side (e.g. simplified), not checked again:
+        a term that vanishes (``0.5 * x * ~x``) may leave an integer-valued side with the
+        non-integer set it was given, which is valid (it never holds), and a side with no
+        variables left is for :func:`qlib.compile` to report."""
+        con = object.__new__(Constraint)
+        con.lhs, con.allowed, con.weight, con.label = lhs, self.allowed, self.weight, self.label
+        return con
 
     def distance(self, lhs_value: float) -> float:
         return self.allowed.distance(lhs_value)
@@ -237,7 +249,7 @@ class Model:
     def simplify_as_binary(self) -> "Model":
         return Model(
             self.objective.simplify_as_binary(),
-            [Constraint(c.lhs.simplify_as_binary(), c.allowed, c.weight, c.label) for c in self.constraints],
+            [c._with_lhs(c.lhs.simplify_as_binary()) for c in self.constraints],
             dict(self.report),
         )
 

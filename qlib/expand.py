@@ -9,8 +9,9 @@ from __future__ import annotations
 
 import math
 from collections import Counter
+from fractions import Fraction
 
-from .constraints import Constraint, Model, as_model, one_of
+from .constraints import Allowed, Constraint, Model, _value_range, as_model
 from .expr import Expr, Var, label_of
 
 __all__ = ["expand_cons", "to_qubo"]
@@ -36,55 +37,110 @@ def _binary_counter(name: str, top: int) -> tuple[Expr, list[str]]:
 
 def _penalty(con: Constraint, name: str) -> tuple[Expr, list[str]]:
     """weight * (squared penalty) that is 0 exactly when ``con`` holds."""
-    lhs = con.lhs
+    lhs, allowed, weight = con.lhs, con.allowed, con.weight
+    if _is_integer_valued(lhs.terms.values()):
+        return _integer_penalty(lhs, allowed, weight, name)
+    if allowed.is_finite_set and len(allowed.values) == 1:
+        return weight * (lhs - allowed.values[0]) ** 2, []
+    q = _integer_scale(lhs.terms.values())
+    if q is not None:
+        # q * lhs has integer coefficients: expand q*lhs in q*allowed, with weight / q**2
+        # (the same energy: (q*d)**2 / q**2 = d**2)
+        scaled = Expr({t: int(round(q * c)) for t, c in lhs.terms.items()})
+        if allowed.is_finite_set:
+            scaled_allowed = Allowed(values=tuple(_snap(q * v) for v in allowed.values))
+        else:
+            scaled_allowed = Allowed(lo=_snap(q * allowed.lo), hi=_snap(q * allowed.hi))
+        return _integer_penalty(scaled, scaled_allowed, weight / q**2, name)
+    if allowed.is_finite_set:  # any real values: a one-hot choice is exact
+        return _one_hot(lhs, list(allowed.values), weight, name)
     label = con.label or repr(lhs)
-    if not all(float(c).is_integer() for c in lhs.terms.values()):
-        if con.allowed.is_finite_set and len(con.allowed.values) == 1:
-            k = con.allowed.values[0]
-            return con.weight * (lhs - k) ** 2, []
-        raise ValueError(
-            f"constraint {label!r}: only equalities can be expanded when the left-hand side "
-            f"has non-integer coefficients (slack variables need integer values)"
-        )
-    low, high = con.value_range()
-    if con.allowed.is_finite_set:
-        values = [v for v in con.allowed.values if low <= v <= high]
-        if not values:  # can never hold: penalise the distance to the nearest allowed value
-            if max(con.allowed.values) < low:
-                return con.weight * (lhs - max(con.allowed.values)) ** 2, []
-            if min(con.allowed.values) > high:
-                return con.weight * (lhs - min(con.allowed.values)) ** 2, []
-            values = list(con.allowed.values)
+    raise ValueError(
+        f"constraint {label!r}: an interval cannot be expanded when the left-hand side has "
+        f"coefficients with no common denominator up to {MAX_DENOMINATOR} (slack variables count "
+        f"in integer steps); use an equality or a finite set, or round the coefficients"
+    )
+
+
+def _integer_penalty(lhs: Expr, allowed: Allowed, weight, name: str) -> tuple[Expr, list[str]]:
+    """The penalty of ``lhs in allowed`` for a left-hand side that takes only integer values."""
+    low, high = _value_range(lhs)
+    if allowed.is_finite_set:
+        # only integer values in [low, high] can be hit
+        values = [v for v in allowed.values if low <= v <= high and float(v).is_integer()]
+        if not values:  # can never hold
+            if max(allowed.values) < low:    # the distance is lhs - max
+                return weight * (lhs - max(allowed.values)) ** 2, []
+            if min(allowed.values) > high:   # the distance is min - lhs
+                return weight * (lhs - min(allowed.values)) ** 2, []
+            # allowed values on both sides of the range, or only non-integers inside it: the one-hot
+            # choice over every allowed value is never 0 (lhs meets none of them)
+            return _one_hot(lhs, list(allowed.values), weight, name)
         if len(values) == 1:
-            return con.weight * (lhs - values[0]) ** 2, []
+            return weight * (lhs - values[0]) ** 2, []
         steps = {b - a for a, b in zip(values, values[1:])}
         if len(steps) == 1:  # arithmetic progression v0, v0 + d, ...: lhs = v0 + d * counter
             (d,) = steps
             counter, labels = _binary_counter(name, len(values) - 1)
-            return con.weight * (lhs - values[0] - d * counter) ** 2, labels
-        # general finite set: one-hot choice of the value
-        labels = [f"{name}[{k}]" for k in range(len(values))]
-        pick = [Var(lab) for lab in labels]
-        chosen = Expr()
-        for v, p in zip(values, pick):
-            chosen = chosen + v * p
-        one_hot = Expr.constant(-1)
-        for p in pick:
-            one_hot = one_hot + p
-        return con.weight * ((lhs - chosen) ** 2 + one_hot ** 2), labels
-    lo = max(con.allowed.lo, low)
-    hi = min(con.allowed.hi, high)
-    if con.allowed.hi < low:  # can never hold: the distance is lhs - hi
-        return con.weight * (lhs - con.allowed.hi) ** 2, []
-    if con.allowed.lo > high:
-        return con.weight * (lhs - con.allowed.lo) ** 2, []
-    lo, hi = math.ceil(lo), math.floor(hi)
-    if lo > hi:  # no integer inside a non-integer interval: one-hot over its neighbours
-        return _penalty(Constraint(lhs, one_of(math.floor(lo), math.ceil(hi)), con.weight, con.label), name)
-    if lo <= low and hi >= high:
+            return weight * (lhs - values[0] - d * counter) ** 2, labels
+        return _one_hot(lhs, values, weight, name)
+    if allowed.hi < low:  # can never hold: the distance is lhs - hi
+        return weight * (lhs - allowed.hi) ** 2, []
+    if allowed.lo > high:
+        return weight * (lhs - allowed.lo) ** 2, []
+    lo = max(allowed.lo, low)
+    hi = min(allowed.hi, high)
+    # an integer lies in [lo, hi] exactly when it lies in [ceil(lo), floor(hi)]
+    first, last = math.ceil(lo), math.floor(hi)
+    if first > last:
+        # no integer inside: it can never hold.  lo is then the interval's own lower bound (the
+        # range's ends are integers), not an integer, so (lhs - lo)**2 is never 0.
+        return weight * (lhs - lo) ** 2, []
+    if first <= low and last >= high:
         return Expr(), []  # always satisfied
-    counter, labels = _binary_counter(name, hi - lo)
-    return con.weight * (lhs - lo - counter) ** 2, labels
+    counter, labels = _binary_counter(name, last - first)
+    return weight * (lhs - first - counter) ** 2, labels
+
+
+def _one_hot(lhs: Expr, values: list, weight, name: str) -> tuple[Expr, list[str]]:
+    """``(lhs - sum_k v_k p_k)**2 + (sum_k p_k - 1)**2``: 0 exactly when lhs is one of ``values``."""
+    labels = [f"{name}[{k}]" for k in range(len(values))]
+    pick = [Var(lab) for lab in labels]
+    chosen = Expr()
+    for v, p in zip(values, pick):
+        chosen = chosen + v * p
+    one_hot = Expr.constant(-1)
+    for p in pick:
+        one_hot = one_hot + p
+    return weight * ((lhs - chosen) ** 2 + one_hot ** 2), labels
+
+
+#: The largest common denominator :func:`_integer_scale` looks for.
+MAX_DENOMINATOR = 10_000
+
+
+def _snap(x):
+    """``x`` as an int when rounding alone keeps it off one (``10 * 0.7`` is 7.000000000000001)."""
+    if math.isfinite(x) and abs(x - round(x)) <= 1e-9 * max(1.0, abs(x)):
+        return int(round(x))
+    return x
+
+
+def _is_integer_valued(coefs) -> bool:
+    return all(isinstance(c, int) or float(c).is_integer() for c in coefs)
+
+
+def _integer_scale(coefs) -> int | None:
+    """The smallest q <= MAX_DENOMINATOR making every coefficient an integer (within rounding), or None."""
+    q = 1
+    for c in coefs:
+        f = Fraction(c).limit_denominator(MAX_DENOMINATOR)
+        if abs(float(f) - c) > 1e-12 * max(1.0, abs(c)):
+            return None
+        q = q * f.denominator // math.gcd(q, f.denominator)
+        if q > MAX_DENOMINATOR:
+            return None
+    return q
 
 
 def expand_cons(model, *, prefix: str = AUX_PREFIX) -> Model:
@@ -97,6 +153,16 @@ def expand_cons(model, *, prefix: str = AUX_PREFIX) -> Model:
     * ``lo <= lhs <= hi``: ``(lhs - lo - s)**2`` with ``s`` counting ``0..hi-lo``
       (bounds are clipped to the range ``lhs`` can take, so ``sum(x) <= n - 1``
       over ``n`` variables needs ``bit_length(n - 1)`` slack variables)
+
+    These need a left-hand side that takes integer values.  Non-integer bounds
+    are rounded inward (``ceil(lo)``, ``floor(hi)``: the same states hold); an
+    interval with no integer inside never holds and gets ``(lhs - lo)**2``,
+    never 0; set values the side cannot take are dropped.  A side with
+    non-integer coefficients is first multiplied by their common denominator
+    ``q`` (up to ``MAX_DENOMINATOR``; the weight is divided by ``q**2``); without
+    one, equalities and finite sets (one-hot) still expand, intervals raise
+    ``ValueError``.  In every case the expansion is 0 exactly where the
+    constraint holds.
 
     Each penalty is multiplied by the constraint's weight.  The result is a
     polynomial in plain variables (``~x`` written as ``1 - x``), ready for any

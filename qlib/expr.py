@@ -15,10 +15,22 @@ from __future__ import annotations
 import builtins
 import itertools
 import numbers
+import sys
 
 import numpy as np
 
-__all__ = ["Expr", "Var", "var", "sum", "as_expr"]
+__all__ = ["Expr", "Var", "var", "sum", "as_expr", "NumericOverflowError"]
+
+#: The largest magnitude a coefficient may have: every coefficient ends up a float64.
+_MAX_COEF = sys.float_info.max
+
+
+class NumericOverflowError(ValueError, OverflowError):
+    """A coefficient or an energy does not fit a float64 (it would be inf or nan).
+
+    A ``ValueError`` (bad model input) and an ``OverflowError`` at once; the
+    message names the term or constraint that overflowed.
+    """
 
 _ids: dict[str, int] = {}
 _labels: list[str] = []
@@ -53,11 +65,58 @@ def _number(value) -> float | int:
     if isinstance(value, (bool, np.bool_)):
         return int(value)
     if isinstance(value, numbers.Integral):
-        return int(value)
+        value = int(value)
+        if abs(value) > _MAX_COEF:
+            raise NumericOverflowError(
+                f"coefficient {_int_text(value)} is beyond the float64 range (|c| <= {_MAX_COEF:.3e})"
+            )
+        return value
     value = float(value)
     if not np.isfinite(value):
-        raise ValueError(f"coefficients must be finite, got {value}")
+        error = ValueError if np.isnan(value) else NumericOverflowError
+        raise error(f"coefficients must be finite, got {value}")
     return int(value) if value.is_integer() else value
+
+
+def _term_text(term: tuple) -> str:
+    """``a*~b``: a term's literals by label (``1`` for the constant term)."""
+    if not term:
+        return "the constant term"
+    return "*".join(("~" if lit & 1 else "") + _labels[lit >> 1] for lit in term)
+
+
+def _check_finite(terms: dict, what: str = "") -> None:
+    """Raise :class:`NumericOverflowError` if a coefficient of ``terms`` is not a finite float64.
+
+    Coefficients are Python ints (exact, of any size until compiled) or floats;
+    both must lie within +-``_MAX_COEF``.  The common case costs three passes in
+    C (``min``, ``max``, ``sum``): min/max catch infinities and huge ints, and a
+    nan (which compares False both ways, so min/max can step over it) makes the
+    sum nan.  Only then does a Python pass look for the term to name.
+    """
+    if not terms:
+        return
+    values = terms.values()
+    try:
+        if -_MAX_COEF <= min(values) and max(values) <= _MAX_COEF:
+            total = builtins.sum(values)
+            if total == total:  # not nan (an inf total is fine: the terms themselves are finite)
+                return
+    except (TypeError, OverflowError):  # pragma: no cover - odd values: let the pass below decide
+        pass
+    for t, c in terms.items():
+        if not (-_MAX_COEF <= c <= _MAX_COEF):
+            shown = _int_text(c) if isinstance(c, int) else f"{c}"
+            where = f" in {what}" if what else ""
+            raise NumericOverflowError(
+                f"the coefficient of {_term_text(t)} overflows float64{where}: {shown} "
+                f"(|c| must stay below {_MAX_COEF:.3e}); scale the coefficients down"
+            )
+
+
+def _int_text(c: int) -> str:
+    text = str(abs(c))
+    return f"{'-' if c < 0 else ''}{text[0]}.{text[1:4]}e+{len(text) - 1} (an integer beyond float64)"
 
 
 def _multiply_terms(a: tuple, b: tuple) -> tuple:
@@ -81,6 +140,12 @@ class Expr:
 
     def __init__(self, terms: dict | None = None):
         self.terms: dict[tuple, float | int] = dict(terms) if terms else {}
+
+    # -- pickling: by label ---------------------------------------------------
+    def __reduce__(self):
+        """Pickle by label: the ids are this process's interning order, not the receiver's."""
+        labels, terms = _encode_terms(self.terms)
+        return _expr_from_labels, (labels, terms)
 
     # -- construction ---------------------------------------------------------
     @classmethod
@@ -125,6 +190,8 @@ class Expr:
         for t, c in other.terms.items():
             c = terms.get(t, 0) + c
             if c:
+                if not -_MAX_COEF <= c <= _MAX_COEF:  # also catches nan
+                    _check_finite({t: c}, "a sum")
                 terms[t] = c
             else:
                 terms.pop(t, None)  # like terms that cancel leave no trace
@@ -155,6 +222,7 @@ class Expr:
         for (ta, ca), (tb, cb) in itertools.product(self.terms.items(), other.terms.items()):
             t = _multiply_terms(ta, tb)
             terms[t] = terms.get(t, 0) + ca * cb
+        _check_finite(terms, "a product")
         return Expr(terms)
 
     __rmul__ = __mul__
@@ -222,6 +290,7 @@ class Expr:
                 continue  # x * ~x = 0 (x and ~x are adjacent after sorting)
             key = tuple(lits)
             terms[key] = terms.get(key, 0) + c
+        _check_finite(terms, "merging like terms")
         return Expr({t: c for t, c in terms.items() if c != 0})
 
     def expand_negations(self) -> "Expr":
@@ -275,8 +344,11 @@ class Var(Expr):
 
     def __init__(self, label: str):
         vid = _intern(label)
-        super().__init__({(2 * vid,): 1})
+        self.terms = {(2 * vid,): 1}
         self.id = vid
+
+    def __reduce__(self):
+        return Var, (_labels[self.id],)
 
     @classmethod
     def _from_id(cls, vid: int) -> "Var":
@@ -293,6 +365,37 @@ class Var(Expr):
         return self.label
 
     __hash__ = object.__hash__
+
+
+def _encode_terms(terms: dict) -> tuple[list, list]:
+    """``terms`` with every literal's id replaced by its position in a list of labels."""
+    labels: list[str] = []
+    local: dict[int, int] = {}
+    encoded = []
+    for t, c in terms.items():
+        lits = []
+        for lit in t:
+            vid = lit >> 1
+            k = local.get(vid)
+            if k is None:
+                k = local[vid] = len(labels)
+                labels.append(_labels[vid])
+            lits.append(2 * k + (lit & 1))
+        encoded.append((tuple(lits), c))
+    return labels, encoded
+
+
+def _decode_terms(labels: list, encoded: list) -> dict:
+    """The inverse of :func:`_encode_terms` in this process: labels are interned again."""
+    ids = [_intern(label) for label in labels]
+    terms: dict = {}
+    for lits, c in encoded:
+        terms[tuple(sorted(2 * ids[lit >> 1] + (lit & 1) for lit in lits))] = c
+    return terms
+
+
+def _expr_from_labels(labels: list, encoded: list) -> "Expr":
+    return Expr(_decode_terms(labels, encoded))
 
 
 def as_expr(value, strict: bool = True):
@@ -338,4 +441,5 @@ def sum(items, start=0) -> Expr:  # noqa: A001 - mirrors qbpp.sum
         item = as_expr(item)
         for t, c in item.terms.items():
             terms[t] = terms.get(t, 0) + c
+    _check_finite(terms, "a sum")
     return Expr({t: c for t, c in terms.items() if c})

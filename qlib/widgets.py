@@ -237,7 +237,7 @@ def board_editor(text: str | None = None, *, seed: int = 1, time_limit: float = 
     def solve(_=None) -> None:
         image.value = b""
         try:
-            board = slitherlink.parse(area.value)
+            board = slitherlink.parse_text(area.value)
         except (slitherlink.SlitherlinkError, ValueError) as err:
             message.value = f"<b>Cannot read the board.</b> {html.escape(str(err))}"
             return

@@ -10,20 +10,17 @@ valid state, not by sampling.
 from __future__ import annotations
 
 import itertools
-from pathlib import Path
 
 import numpy as np
 import pytest
 
+import qlib
 from qlib.puzzles import bonus
 from qlib.puzzles import slitherlink as sl
 from qlib.puzzles.loops import split_loops
 
-PUZZLES = Path(__file__).resolve().parents[1] / "shared" / "puzzles"
-if not PUZZLES.is_dir():
-    PUZZLES = Path("/work/shared/puzzles")
-EX1 = PUZZLES / "slitherlink-5x5-blog-ex1.txt"
-EX2 = PUZZLES / "slitherlink-5x5-blog-ex2.txt"
+EX1 = qlib.data_path("slitherlink-5x5-blog-ex1.txt")
+EX2 = qlib.data_path("slitherlink-5x5-blog-ex2.txt")
 
 
 def test_bonus_model_shape_and_offset():
@@ -87,15 +84,31 @@ def test_reported_energies_match_the_compiled_model(path):
     # A state that breaks the rules costs more: no edges at all leaves every clue unmet.
     assert bonus.model_energy(bm, np.zeros(60, dtype=np.uint8)) == pytest.approx(bm.offset)
     # With s_p free, deg/2 is its best value: the exact minimum over s equals model_energy.
+    # No term holds two s variables, so the energy is a part without s plus one part per s_p
+    # (given the edges), and the minimum over all 2**36 s is the sum of the minima per point.
     compiled = bm.compiled
-    state = np.zeros(compiled.num_vars, dtype=np.uint8)
-    for e, x in enumerate(bm.edges):
-        state[compiled.index(x)] = ranked[0].state[e]
+    s_ids = {x.id for x in bm.s.ravel()}
+    assert all(sum((lit >> 1) in s_ids for lit in t) <= 1 for t in bm.model.objective.terms)
     s_cols = [compiled.index(x) for x in bm.s.ravel()]
-    point = bm.board.grid.point(2, 2)
-    for bit in (0, 1):
-        state[s_cols[point]] = bit
-        assert compiled.energy(state) >= ranked[0].energy - 1e-9
+    g = bm.board.grid
+    rng = np.random.default_rng(5)
+    masks = [r.state for r in ranked] + [rng.integers(0, 2, g.num_edges).astype(np.uint8) for _ in range(20)]
+    for mask in masks:
+        state = np.zeros(compiled.num_vars, dtype=np.uint8)
+        for e, x in enumerate(bm.edges):
+            state[compiled.index(x)] = mask[e]
+        for col in s_cols:               # coordinate-wise minimum: exact for a separable energy
+            energies = []
+            for bit in (0, 1):
+                state[col] = bit
+                energies.append(compiled.energy(state))
+            state[col] = int(np.argmin(energies))
+        assert compiled.energy(state) == pytest.approx(bonus.model_energy(bm, mask), abs=1e-9)
+        # and the best s_p is the one nearest deg/2 (a point of degree 1 ties; 3 and 4 take 1)
+        deg = g.degrees(mask)
+        for p, col in enumerate(s_cols):
+            if deg[p] != 1:
+                assert state[col] == min(deg[p] // 2, 1)
 
 
 def test_enumeration_matches_brute_force_on_small_boards():

@@ -15,7 +15,7 @@ def run(*args, stdin=None):
 def test_slitherlink_json_in_both_forms():
     path = str(qlib.data_path("slitherlink-10x10-qbpp.txt"))
     for extra, method in (([], "lazy"), (["--method", "outer", "--form", "inequality"], "outer"),
-                          (["--form", "cells"], "outer")):
+                          (["--form", "cells", "--method", "outer"], "outer")):
         out = run("solve", "slitherlink", path, "--seed", "3", "--json", *extra)
         assert out.returncode == 0, out.stderr
         data = json.loads(out.stdout)
@@ -43,3 +43,133 @@ def test_unsolved_exits_1():
     out = run("solve", "slitherlink", "-", "--time-limit", "1", "--json", stdin="00\n03\n")
     assert out.returncode == 1
     assert json.loads(out.stdout)["status"] == "unsolved"
+
+
+# -- Ctrl-C, --backend gpu, --check-unique, timings, show --------------------------------
+import os  # noqa: E402
+import signal  # noqa: E402
+import time  # noqa: E402
+
+import pytest  # noqa: E402
+
+from qlib.solvers import gpu  # noqa: E402
+
+TWO_ANSWERS = "width 2\nheight 2\nrows\n1\n1\ncolumns\n1\n1\n"
+
+
+def test_ctrl_c_exits_130_without_a_traceback():
+    path = str(qlib.data_path("slitherlink-20x20-gen-s1.txt"))
+    for extra in ([], ["--json"]):
+        # SIGINT as a terminal sends it; the child gets the default handler even when the
+        # test runs in the background of a non-interactive shell, where SIGINT is ignored
+        proc = subprocess.Popen([sys.executable, "-m", "qlib", "solve", "slitherlink", path, "--form", "hubo",
+                                 "--method", "lazy", "--time-limit", "30", "--seed", "1", *extra],
+                                stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+                                preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_DFL))
+        time.sleep(3)
+        assert proc.poll() is None, proc.communicate()
+        sent = time.perf_counter()
+        proc.send_signal(signal.SIGINT)
+        out, err = proc.communicate(timeout=60)
+        assert proc.returncode == 130, err
+        assert time.perf_counter() - sent < 10
+        assert "Traceback" not in err and err.strip().splitlines()[-1] == "qlib: interrupted"
+        if extra:
+            data = json.loads(out)
+            assert data["status"] == "interrupted"
+            if "h" in data:  # the solver handed back its best state so far
+                assert len(data["h"]) == 21 and len(data["v"]) == 20
+
+
+@pytest.mark.skipif(gpu.device_kind() is not None, reason="this machine has a GPU (or the simulator is on)")
+def test_backend_gpu_without_a_gpu_says_so():
+    for kind, name in (("slitherlink", "slitherlink-5x5-blog-ex1.txt"), ("nonogram", "nonogram-15x15-qbpp-logo.non")):
+        out = run("solve", kind, str(qlib.data_path(name)), "--backend", "gpu")
+        assert out.returncode == 2 and out.stdout == ""
+        assert "no CUDA GPU is available" in out.stderr and "lazy" not in out.stderr
+        assert "Traceback" not in out.stderr
+
+
+def test_nonogram_check_unique_two_answers(tmp_path):
+    path = tmp_path / "two.non"
+    path.write_text(TWO_ANSWERS)
+    out = run("solve", "nonogram", str(path), "--check-unique", "--json", "--seed", "1", "--time-limit", "20")
+    assert out.returncode == 0, out.stderr
+    data = json.loads(out.stdout)
+    assert data["status"] == "solved" and data["unique"] is False
+    assert sorted([data["grid"], data["second_answer"]]) == [["#.", ".#"], [".#", "#."]]
+    text = run("solve", "nonogram", str(path), "--check-unique", "--seed", "1", "--time-limit", "20")
+    assert text.returncode == 0 and "unique: no, a second answer:" in text.stdout
+
+
+def test_nonogram_check_unique_logo_and_goal(tmp_path):
+    out = run("solve", "nonogram", str(qlib.data_path("nonogram-15x15-qbpp-logo.non")), "--check-unique",
+              "--json", "--seed", "1")
+    assert out.returncode == 0, out.stderr
+    data = json.loads(out.stdout)
+    assert data["unique"] is True and data["second_answer"] is None and data["goal_matches"] is None
+    path = tmp_path / "goal.non"
+    path.write_text(TWO_ANSWERS + 'goal "1001"\n')
+    data = json.loads(run("solve", "nonogram", str(path), "--json", "--seed", "1", "--time-limit", "20").stdout)
+    assert data["goal_matches"] is (data["grid"] == ["#.", ".#"])
+    assert data["unique"] is None and "second_answer" in data
+
+
+def test_slitherlink_check_unique():
+    out = run("solve", "slitherlink", "-", "--check-unique", "--json", "--seed", "1", "--time-limit", "20",
+              stdin="3.\n..\n")
+    assert out.returncode == 0, out.stderr
+    data = json.loads(out.stdout)
+    assert data["status"] == "solved"
+    if data["unique"] is not None:  # None: the solver cannot check (a warning says so)
+        assert data["unique"] is False and data["second_answer"] is not None
+        assert data["second_answer"] != {"h": data["h"], "v": data["v"]}
+        assert len(data["second_answer"]["h"]) == 3 and len(data["second_answer"]["v"]) == 2
+    out = run("solve", "slitherlink", str(qlib.data_path("slitherlink-5x5-blog-ex1.txt")), "--check-unique",
+              "--seed", "1", "--time-limit", "20")
+    assert out.returncode == 0 and "unique: " in out.stdout
+
+
+def test_json_has_jit_and_solve_seconds():
+    for args in (("slitherlink", str(qlib.data_path("slitherlink-5x5-blog-ex1.txt"))),
+                 ("nonogram", str(qlib.data_path("nonogram-15x15-qbpp-logo.non")))):
+        data = json.loads(run("solve", *args, "--json", "--seed", "1").stdout)
+        for key in ("seconds", "jit_seconds", "solve_seconds"):
+            assert key in data and (data[key] is None or data[key] >= 0)
+
+
+def test_show_slitherlink_text_and_url():
+    path = str(qlib.data_path("slitherlink-5x5-blog-ex1.txt"))
+    out = run("show", "slitherlink", path)
+    assert out.returncode == 0 and out.stdout == qlib.data_path("slitherlink-5x5-blog-ex1.txt").read_text()
+    url = run("show", "slitherlink", path, "--url").stdout.strip()
+    assert url.startswith("https://puzz.link/p?slither/5/5/")
+    back = run("show", "slitherlink", url)
+    assert back.returncode == 0 and back.stdout == out.stdout
+    vector = run("show", "slitherlink", "puzz.link/p?slither/5/5/cbcbcddad")
+    assert vector.stdout.split() == ["2..1.", ".2..1", "..2..", "3..3.", ".0..3"]
+    bad = run("show", "slitherlink", "https://puzz.link/p?slither/5/5/cbc.cddad")
+    assert bad.returncode == 2 and "<url>, line 1, column 36" in bad.stderr and "'?'" in bad.stderr
+    non = run("show", "nonogram", str(qlib.data_path("nonogram-15x15-qbpp-logo.non")))
+    assert non.returncode == 0 and non.stdout.startswith('catalogue "QUBO++ logo')
+
+
+def test_solve_accepts_a_url():
+    out = run("solve", "slitherlink", "https://puzz.link/p?slither/5/5/cbcbcddad", "--json", "--seed", "1",
+              "--time-limit", "20")
+    assert out.returncode == 0, out.stderr
+    assert json.loads(out.stdout)["status"] == "solved"
+
+
+def test_input_errors_name_file_line_and_column(tmp_path):
+    out = subprocess.run([sys.executable, "-m", "qlib", "solve", "nonogram", "-"], input=b"width 2\n\xff\n",
+                         capture_output=True, timeout=300)
+    assert out.returncode == 2 and b"<stdin>, line 2, column 1: byte 0xff is not UTF-8" in out.stderr
+    out = run("solve", "nonogram", "x.non")
+    assert out.returncode == 2 and "x.non: no such file" in out.stderr
+    out = run("solve", "slitherlink", str(tmp_path))
+    assert out.returncode == 2 and "is a directory" in out.stderr
+    long_text = ".0" * 200
+    out = run("solve", "slitherlink", long_text)
+    assert out.returncode == 2 and "Traceback" not in out.stderr and "cannot be read" in out.stderr
+    assert os.path.exists(tmp_path)

@@ -55,10 +55,30 @@ def test_evaluate_matches_definition():
         vals = {a[k].id: (bits >> k) & 1 for k in range(3)}
         x0, x1, x2 = (vals[a[k].id] for k in range(3))
         assert e.evaluate(vals) == 3 * x0 * (1 - x1) - 2 * x2 + 1
-    assert ids
+    assert e.evaluate(ids) == 1                       # all zero: only the constant
+    assert e.evaluate({**ids, a[0].id: 1}) == 4       # 3 * a0 * ~a1 switches on
 
 
 def test_sum_flattens_arrays_and_nested_lists():
     g = qlib.var("g", 2, 2)
     assert qlib.sum([g, qlib.var("g_extra")]).var_count == 5
     assert qlib.sum(np.array([])).term_count == 0
+
+
+def test_coefficients_that_overflow_float64_are_named():
+    a, b = qlib.var("ov", 2)
+    # 1e300 * 1e300 used to become a 600-digit int and fail later with a bare OverflowError
+    with pytest.raises(qlib.NumericOverflowError, match=r"coefficient of ov\[0\]\*ov\[0\] overflows"):
+        (1e300 * a + 1e300 * b - 1e300) ** 2
+    with pytest.raises(ValueError, match=r"coefficient of ov\[0\] overflows float64 in a sum"):
+        1e308 * a + 1e308 * a
+    with pytest.raises(ValueError, match="beyond the float64 range"):
+        10**400 * a
+    with pytest.raises(OverflowError):
+        a / 1e-320
+    with pytest.raises(ValueError, match="overflows"):
+        qlib.sum([1e308 * a, 1e308 * a])
+    with pytest.raises(ValueError, match="finite"):
+        a + float("nan")
+    big = (1e150 * a + b) ** 2                        # large is fine while it fits
+    assert big.simplify_as_binary().terms[(2 * a.id,)] == pytest.approx(1e300)

@@ -4,37 +4,22 @@ import itertools
 
 import numpy as np
 import pytest
-from numba import njit
 
 import qlib
 from qlib.solvers.focused import LazyCuts
 
 
-@njit(cache=True)
-def cut_all_but_wanted(x, data, cut_vars, cut_ptr, answer):
-    """Test hook: accept the state equal to data[0]; otherwise cut the set of
-    variables that are 1 in x, unless the wanted state contains all of them."""
-    wanted = data[0]
-    same = True
-    subset = True
-    for i in range(x.shape[0]):
-        if x[i] != wanted[i]:
-            same = False
-        if x[i] == 1 and wanted[i] == 0:
-            subset = False
-    if same:
-        answer[:] = x
-        return -1
-    if subset:
-        return 0
-    n = 0
-    for i in range(x.shape[0]):
-        if x[i] == 1:
-            cut_vars[n] = i
-            n += 1
-    cut_ptr[0] = 0
-    cut_ptr[1] = n
-    return 1
+def cut_all_but_wanted(wanted):
+    """Test separation: accept the state equal to ``wanted``; otherwise cut the set of
+    variables that are 1 in the state, unless the wanted state contains all of them."""
+    def separate(x, energy):
+        if (x == wanted).all():
+            return x, []
+        if not (x & ~wanted.astype(bool)).any():
+            return None, []
+        ones = np.flatnonzero(x)
+        return None, [(ones, np.zeros(len(ones), dtype=np.int64))]
+    return separate
 
 
 def exactly_k_model(n, k):
@@ -43,18 +28,126 @@ def exactly_k_model(n, k):
 
 
 @pytest.mark.parametrize("seed", range(4))
-def test_custom_hook_steers_to_the_wanted_state(seed):
+def test_custom_separation_steers_to_the_wanted_state(seed):
     comp = exactly_k_model(8, 3)
-    wanted = np.zeros(8, dtype=np.int64)
+    wanted = np.zeros(8, dtype=np.uint8)
     wanted[[1, 4, 6]] = 1
-    data = (wanted,) + tuple(np.zeros(1, dtype=np.int64) for _ in range(6))
-    lazy = LazyCuts(cut_all_but_wanted, data, energy=0.0, interval=1)
+    lazy = LazyCuts(cut_all_but_wanted(wanted), energy=0.0, interval=1)
     sol = qlib.solve(comp, backend="cpu", algorithm="focused", seed=seed, target_energy=0, lazy_cuts=lazy,
                      time_limit=10)
     assert sol.info["stop_reason"] == "accepted"
     assert sol.state.tolist() == wanted.tolist()
     # every cut is a 3-subset other than the wanted one: at most C(8,3) - 1 of them
-    assert all(len(c) == 3 for c in sol.info["cuts"]) and sol.info["num_cuts"] <= 55
+    assert all(len(c[0]) == 3 for c in sol.info["cuts"]) and sol.info["num_cuts"] <= 55
+
+
+def test_negated_literal_cuts_steer_the_search():
+    """Cuts with negated literals: forbid every 3-of-6 state except one, each by its full
+    assignment (ones as plain literals, zeros negated); the search must end on the survivor."""
+    comp = exactly_k_model(6, 3)
+    wanted = np.array([0, 1, 1, 0, 1, 0], dtype=np.uint8)
+    cuts = []
+    for ones in itertools.combinations(range(6), 3):
+        state = np.zeros(6, dtype=np.uint8)
+        state[list(ones)] = 1
+        if not (state == wanted).all():
+            cuts.append((np.arange(6), 1 - state.astype(np.int64)))
+
+    def separate(x, energy):
+        return None, [c for c in cuts if ((x[c[0]] ^ c[1]) == 1).all()]
+    for seed in range(3):
+        sol = qlib.solve(comp, backend="cpu", algorithm="focused", seed=seed, target_energy=0,
+                         lazy_cuts=LazyCuts(separate, energy=0.0, interval=1), time_limit=10)
+        assert sol.info["stop_reason"] == "target_energy"
+        assert sol.state.tolist() == wanted.tolist()
+
+
+def test_cut_energy_matches_a_recount():
+    """The search's incremental cut bookkeeping equals a recount from scratch, on random cuts."""
+    from qlib.solvers import focused as F
+
+    comp = exactly_k_model(10, 4)
+    rng = np.random.default_rng(3)
+    cuts = [(rng.choice(10, size=k, replace=False), rng.integers(0, 2, size=k)) for k in rng.integers(1, 6, 30)]
+    P, n = 1, comp.num_vars
+    R = F._new_replicas(comp, rng.integers(0, 2, (P, n)).astype(np.uint8), np.array([7], dtype=np.uint64), 64)
+    C = F._new_pool(P, n, 64, 1024)
+    F.init_replicas(comp.kernel_arrays(), 0, R)
+    lits, negs, ptr = F._pack_cuts(cuts, n)
+    zobrist = np.arange(1, 2 * n + 1, dtype=np.uint64) * np.uint64(0x9E3779B97F4A7C15)
+    F.add_cuts(0, lits, negs, ptr, R, C, zobrist, 1.0, comp.num_rows)
+    p = F.Params(-1.0, -np.inf, 1 << 30, 0.5, 0, 2, 1.0, 0)
+    rows = F.RowVars(comp.row_var_ptr, comp.row_vars)
+    for _ in range(20):
+        F.focused_chunk(comp.kernel_arrays(), rows, p, R, C, R.steps + 50, False)
+        x = R.x[0]
+        on = sum(bool(((x[c] ^ g) == 1).all()) for c, g in cuts_unique(cuts))
+        assert R.energy[0] == pytest.approx(comp.energy(x) - comp.offset + on)
+
+
+def cuts_unique(cuts):
+    seen, out = set(), []
+    for c, g in cuts:
+        key = frozenset(zip(c.tolist(), g.tolist()))
+        if key not in seen:
+            seen.add(key)
+            out.append((c, g))
+    return out
+
+
+def test_focused_result_does_not_depend_on_the_thread_count():
+    comp = exactly_k_model(40, 9)
+    runs = [qlib.solve(comp, backend="cpu", algorithm="focused", seed=5, target_energy=0, num_replicas=4,
+                       num_threads=t) for t in (1, 2, 1)]
+    assert runs[0].state.tolist() == runs[1].state.tolist() == runs[2].state.tolist()
+    assert runs[0].info["flips"] == runs[1].info["flips"]
+    assert [r.info["num_threads"] for r in runs] == [1, 2, 1]
+
+
+def test_num_threads_is_checked():
+    comp = exactly_k_model(5, 2)
+    with pytest.raises(ValueError, match="num_threads"):
+        qlib.solve(comp, backend="cpu", target_energy=0, num_threads=0)
+
+
+def test_options_of_the_other_algorithm_raise():
+    comp = exactly_k_model(5, 2)
+    with pytest.raises(TypeError, match="noise"):
+        qlib.solve(comp, backend="cpu", algorithm="sa", noise=0.3)
+    with pytest.raises(TypeError, match="max_rounds"):
+        qlib.solve(comp, backend="cpu", algorithm="focused", target_energy=0, max_rounds=0)
+
+
+def test_target_energy_must_be_a_number():
+    with pytest.raises(ValueError, match="target_energy"):
+        qlib.solve(exactly_k_model(5, 2), backend="cpu", target_energy="0")
+
+
+@pytest.mark.parametrize("algorithm", ["focused", "sa"])
+def test_time_limit_is_honoured_on_an_unsolvable_model(algorithm):
+    """Energy 0 is out of reach (an odd sum of pairs), so only the clock can stop the search."""
+    x = qlib.var(f"tl_{algorithm}", 3000)
+    model = qlib.cons(2 * qlib.sum(x) == 1, label="odd")
+    qlib.solve(model, backend="cpu", algorithm=algorithm, target_energy=0, time_limit=0.05, seed=0)
+    sol = qlib.solve(model, backend="cpu", algorithm=algorithm, target_energy=0, time_limit=1.0, seed=0)
+    assert sol.info["stop_reason"] == "time_limit"
+    assert sol.info["seconds"] <= 1.0 * 1.1 + 0.5
+
+
+def test_annealing_without_a_target_honours_the_time_limit():
+    x = qlib.var("tl_sa_free", 1500)
+    model = (qlib.sum(x) - 7) ** 2
+    qlib.solve(model, backend="cpu", algorithm="sa", num_sweeps=2, seed=0)
+    sol = qlib.solve(model, backend="cpu", algorithm="sa", num_sweeps=10**7, time_limit=0.5, seed=0)
+    assert sol.info["stop_reason"] == "time_limit" and sol.info["seconds"] <= 0.5 * 1.1 + 0.5
+
+
+def test_every_replica_reports_its_best_state():
+    comp = exactly_k_model(12, 5)
+    sol = qlib.solve(comp, backend="cpu", algorithm="sa", num_replicas=3, num_sweeps=50, seed=1)
+    states, energies = sol.info["replica_states"], sol.info["replica_energies"]
+    assert states.shape == (3, 12)
+    assert np.allclose(energies, comp.energy(states))
 
 
 def test_focused_reaches_zero_on_constraint_models():
@@ -92,7 +185,12 @@ def test_focused_needs_a_stopping_rule():
 
 
 def test_lazy_cuts_validates_its_input():
-    with pytest.raises(ValueError, match="built-in hook"):
-        LazyCuts("nope", ())
-    with pytest.raises(ValueError, match="seven"):
-        LazyCuts("loops", (np.zeros(3),))
+    with pytest.raises(TypeError, match="callable"):
+        LazyCuts("loops")
+    with pytest.raises(ValueError, match="weight"):
+        LazyCuts(lambda x, e: (None, []), weight=0)
+    from qlib.solvers.focused import _pack_cuts
+    with pytest.raises(ValueError, match="twice"):
+        _pack_cuts([([1, 1], [0, 0])], 4)
+    with pytest.raises(ValueError, match="outside"):
+        _pack_cuts([([5], [0])], 4)

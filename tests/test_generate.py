@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import time
+
 import numpy as np
 import pytest
 
@@ -189,7 +191,64 @@ def test_shipped_boards(name):
     board = sl.parse(qlib.data_path(name))
     size = int(name.split("-")[1].split("x")[0])
     assert board.rows == board.cols == size
-    assert gen.SHIPPED[name] == "proved"
+    entry = shipped(name)
+    assert entry.get("size", size) == size
     res = gen.count_solutions(board, limit=2, time_limit=30)
-    assert res.unique
-    assert sl.check(board, *board.grid.to_hv(res.solutions[0])) == []
+    # the table's word against the counter: "proved" exactly when the search ends with one answer
+    assert (entry["status"] == "proved") == res.unique, (entry, res)
+    for answer in res.solutions:
+        assert sl.check(board, *board.grid.to_hv(answer)) == []
+
+
+def shipped(name) -> dict:
+    """A SHIPPED entry as a dict (it was just the status string before)."""
+    entry = gen.SHIPPED[name]
+    return dict(entry) if isinstance(entry, dict) else {"status": entry}
+
+
+def test_shipped_board_is_what_generate_makes():
+    # SHIPPED says how each file was made (generate(n, n, seed, ...)); regenerating the quickest checks it
+    name = "slitherlink-15x15-gen-s2.txt"
+    entry = shipped(name)
+    options = {k: entry[k] for k in ("keep", "max_nodes") if k in entry}
+    board, mask = gen.generate(15, 15, entry.get("seed", 2), **options)
+    assert board == sl.parse(qlib.data_path(name))
+    assert gen.count_solutions(board, limit=2, hint=mask).unique
+
+
+def test_static_tables_match_the_grid():
+    # count_solutions builds its tables with NumPy; they must be the Grid's, entry for entry
+    for rows, cols in ((1, 1), (1, 6), (6, 1), (2, 3), (7, 4), (12, 12)):
+        g = grid(rows, cols)
+        E, P, NC, ends, ec, ecd, pe, ce, bnd = gen._static(rows, cols)
+        assert (E, P, NC) == (g.num_edges, g.num_points, rows * cols)
+        assert np.array_equal(ends, g.endpoints) and np.array_equal(pe, g.point_edges)
+        assert np.array_equal(ce, g.cell_edges)
+        for e in range(E):
+            cells = sorted(c for c in range(NC) if e in g.cell_edges[c])
+            assert ec[e].tolist() == cells + [-1] * (2 - len(cells))
+            assert ecd[e].tolist() == cells + [NC] * (2 - len(cells))
+        assert bnd.tolist() == [e for e in range(E) if (ec[e] >= 0).sum() == 1]
+
+
+def test_pausing_does_not_change_the_search():
+    # chunk=1 pauses after every node, in the middle of probing passes too: same nodes, same answers
+    boards = [sl.parse(qlib.data_path(TEN)), empty(3, 3), gen.generate(6, 6, 1)[0]]
+    for board in boards:
+        runs = [gen.count_solutions(board, limit=10**6, time_limit=None, chunk=c, store=300) for c in (1, 3, 10**9)]
+        assert len({(r.count, r.nodes, r.status) for r in runs}) == 1
+        assert all(len(r.solutions) == len(runs[0].solutions) for r in runs)
+        for r in runs[1:]:
+            assert all(np.array_equal(a, b) for a, b in zip(runs[0].solutions, r.solutions))
+
+
+@pytest.mark.parametrize("size, limit", [(100, 0.5), (200, 0.5), (200, 1.5)])
+def test_time_limit_holds_on_large_empty_boards(size, limit):
+    # one probing pass over every edge of an empty 100x100 board took 2.7 s, a 200x200 one 25 s+
+    gen.count_solutions(empty(3, 3))                       # kernels loaded
+    t = time.perf_counter()
+    res = gen.count_solutions(empty(size, size), limit=10**9, time_limit=limit)
+    took = time.perf_counter() - t
+    assert res.status == "unknown" and res.stop_reason == "time_limit"
+    assert took <= 1.1 * limit + 0.5 and res.seconds <= 1.1 * limit + 0.5
+    assert res.nodes > 0

@@ -9,7 +9,6 @@ from __future__ import annotations
 
 import itertools
 import time
-from pathlib import Path
 
 import numpy as np
 import pytest
@@ -19,12 +18,9 @@ from qlib.puzzles import bonus
 from qlib.puzzles import slitherlink as sl
 from qlib.puzzles.loops import DegreeError, grid, loop_satisfies_clues, split_loops
 
-PUZZLES = Path(__file__).resolve().parents[1] / "shared" / "puzzles"
-if not PUZZLES.is_dir():
-    PUZZLES = Path("/work/shared/puzzles")
-TEN = PUZZLES / "slitherlink-10x10-qbpp.txt"
-EX1 = PUZZLES / "slitherlink-5x5-blog-ex1.txt"
-EX2 = PUZZLES / "slitherlink-5x5-blog-ex2.txt"
+TEN = qlib.data_path("slitherlink-10x10-qbpp.txt")
+EX1 = qlib.data_path("slitherlink-5x5-blog-ex1.txt")
+EX2 = qlib.data_path("slitherlink-5x5-blog-ex2.txt")
 TEN_ROWS = [".11..0.0.0", ".2.....2..", ".221.0....", "..3......1", "3...12112.",
             ".0.1...111", "1....1.2..", "1...0..2.2", "1.0......1", "2..11..11."]
 # A 3x3 board with one single-loop answer and six multi-loop clue+degree states,
@@ -259,8 +255,10 @@ def test_model_sizes_and_qubo_equals_expand_cons():
     assert qubo.var_count == expanded.var_count
     assert qubo.constant_term == expanded.constant_term == sum(n * n for _, _, n in sl.parse(TEN).clue_cells)
     assert sorted(qubo.terms.values()) == sorted(expanded.terms.values())
+    # "hubo" and "inequality" name how loops are forbidden; both build the native-constraint model
+    assert sl.build_model(TEN, "hubo").model.term_count == sl.build_model(TEN, "cons").model.term_count
     with pytest.raises(ValueError, match="cons"):
-        sl.build_model(TEN, "hubo")
+        sl.build_model(TEN, "nope")
 
 
 # -- loops -----------------------------------------------------------------------
@@ -390,6 +388,24 @@ def test_check_reports_problems():
         sl.check(board, [[0] * 10] * 10, v)
 
 
+def test_check_reports_a_clue_with_too_many_sides():
+    # one loop around both cells of a 1x2 board: degrees fine, one loop, but 3 sides around the 1
+    board = sl.parse(["1."])
+    g = board.grid
+    mask = np.ones(g.num_edges, dtype=np.uint8)
+    mask[g.cell_edges[0][3]] = 0                     # the edge between the two cells
+    assert sl.check(board, *g.to_hv(mask)) == ["clue (0,0) is 1 but 3 of its sides are drawn"]
+    assert not sl.is_solution(board, *g.to_hv(mask))
+    # the square around the second cell alone: 1 side around the clue, the answer
+    answer = np.zeros(g.num_edges, dtype=np.uint8)
+    answer[g.cell_edges[1]] = 1
+    assert sl.check(board, *g.to_hv(answer)) == []
+    # a 0 with every side drawn
+    zero = sl.parse(["0"])
+    drawn = zero.grid.to_hv(np.ones(4, dtype=np.uint8))
+    assert sl.check(zero, *drawn) == ["clue (0,0) is 0 but 4 of its sides are drawn"]
+
+
 # -- zero-energy states = brute force on a tiny board -------------------------------
 def _brute_force_valid(board):
     g = board.grid
@@ -487,11 +503,13 @@ def test_outer_driver_finds_the_unique_answer(source, form, seed):
 
 
 def test_unsolvable_board_stops_within_its_time_limit():
+    proved = sl.solve(["00", "03"], seed=0, time_limit=2.0)          # the default presolve proves it
+    assert (proved.status, proved.stop_reason) == ("unsolved", "no_answer")
     start = time.perf_counter()
-    result = sl.solve(["00", "03"], method="outer", seed=0, time_limit=2.0, max_iterations=5)
+    result = sl.solve(["00", "03"], form="hubo", method="outer", seed=0, time_limit=2.0, max_iterations=5)
     took = time.perf_counter() - start
     assert result.status == "unsolved"
-    assert result.stop_reason == "no_zero_energy_state"
+    assert result.stop_reason == "time_limit"        # the clock stopped it, and it says so
     assert result.answer_state is None and result.loop is None
     assert result.iterations[-1]["energy"] > 0
     assert took < 2.0 + 1.5
@@ -499,10 +517,11 @@ def test_unsolvable_board_stops_within_its_time_limit():
 
 def test_board_with_only_multi_loop_states():
     # "33.33": its one clue+degree state is two 6-edge loops; no single loop exists.
-    result = sl.solve(["33.33"], method="outer", seed=0, time_limit=10, max_iterations=1)
+    assert sl.solve(["33.33"], seed=0, time_limit=10).stop_reason == "no_answer"
+    result = sl.solve(["33.33"], form="hubo", method="outer", seed=0, time_limit=10, max_iterations=1)
     assert (result.status, result.stop_reason) == ("unsolved", "max_iterations")
     assert result.iterations[0]["loops"] == [6, 6]
-    exact = sl.solve(["33.33"], method="outer", backend="exhaustive", time_limit=10)
+    exact = sl.solve(["33.33"], form="hubo", method="outer", backend="exhaustive", time_limit=10)
     assert (exact.status, exact.stop_reason) == ("unsolved", "no_zero_energy_state")
     assert [it["loops"] for it in exact.iterations][0] == [6, 6]
     assert exact.iterations[1]["energy"] > 0 and len(exact.iterations) == 2
@@ -511,7 +530,7 @@ def test_board_with_only_multi_loop_states():
 def test_solve_argument_errors():
     with pytest.raises(ValueError, match="'outer'"):
         sl.solve(SMALL, method="branch-and-bound")
-    with pytest.raises(ValueError, match="form='hubo'"):
+    with pytest.raises(ValueError, match="method='outer'"):
         sl.solve(SMALL, method="lazy", form="qubo")
     with pytest.raises(ValueError, match="CPU"):
         sl.solve(SMALL, method="lazy", backend="exhaustive")
@@ -549,7 +568,7 @@ def test_lazy_method_finds_the_unique_answer(source, form, seed):
 @pytest.mark.parametrize("rows", [["00", "03"], ["33.33"]])
 def test_lazy_method_on_boards_without_answer_ends_unsolved_in_time(rows):
     start = time.perf_counter()
-    result = sl.solve(rows, seed=0, time_limit=1.0)
+    result = sl.solve(rows, form="hubo", seed=0, time_limit=1.0)
     assert (result.status, result.stop_reason) == ("unsolved", "time_limit")
     assert time.perf_counter() - start < 1.0 + 1.0
 
@@ -580,9 +599,10 @@ def test_draw_colours_each_loop():
     plt.close("all")
 
 
+@pytest.mark.parametrize("form", ["cells", "hubo"])
 @pytest.mark.parametrize("method", ["lazy", "outer"])
-def test_board_whose_empty_drawing_has_zero_energy(method):
-    result = sl.solve(["0"], method=method, seed=0, time_limit=5)
+def test_board_whose_empty_drawing_has_zero_energy(method, form):
+    result = sl.solve(["0"], form=form, method=method, seed=0, time_limit=5)
     assert (result.status, result.stop_reason) == ("unsolved", "empty_state")
 
 
@@ -648,20 +668,17 @@ def test_cells_forbid_loop_is_one_exactly_when_the_loop_is_drawn():
 
 @pytest.mark.parametrize("source", [SMALL, EX1, EX2, TEN])
 @pytest.mark.parametrize("seed", [0, 1])
-def test_cells_form_finds_the_unique_answer(source, seed):
+@pytest.mark.parametrize("method", ["lazy", "outer"])
+def test_cells_form_finds_the_unique_answer(source, seed, method):
     board = sl.parse(source)
-    result = sl.solve(board, form="cells", seed=seed, time_limit=30)
+    result = sl.solve(board, form="cells", method=method, seed=seed, time_limit=30)
     assert result.status == "solved", result.summary()
-    assert result.method == "outer" and result.form == "cells"
+    assert result.method == method and result.form == "cells"
     assert sl.is_solution(board, result.h, result.v)
     if source is not TEN:
         assert np.array_equal(result.answer_state, unique_answer(board))
     else:
         assert np.array_equal(result.answer_state, board.grid.from_hv(*edges_from_drawing(ANSWER_DRAWING, 10, 10)))
-    again = sl.solve(board, form="cells", seed=seed, time_limit=30)
+    again = sl.solve(board, form="cells", method=method, seed=seed, time_limit=30)
     assert [it["loops"] for it in again.iterations] == [it["loops"] for it in result.iterations]
-
-
-def test_cells_form_rejects_the_lazy_method():
-    with pytest.raises(ValueError, match="outer"):
-        sl.solve(EX1, form="cells", method="lazy")
+    assert [it.get("cuts") for it in again.iterations] == [it.get("cuts") for it in result.iterations]

@@ -28,7 +28,7 @@ def png(image) -> bytes:
 @pytest.fixture(scope="module")
 def outer():
     for seed in range(20):
-        result = sl.solve(SMALL, method="outer", seed=seed, time_limit=20)
+        result = sl.solve(SMALL, form="hubo", method="outer", seed=seed, time_limit=20)
         if result.solved and len(result.iterations) >= 2:
             return result
     pytest.fail("no seed in 0..19 needed two iterations on the small board")

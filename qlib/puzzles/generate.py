@@ -37,14 +37,36 @@ from .slitherlink import Board, parse
 __all__ = ["random_region", "random_loop", "clues_of", "board_from_mask", "count_solutions", "SolutionCount",
            "generate", "generate_dense", "SHIPPED"]
 
-#: The generated boards shipped in ``qlib/data``: file name -> how uniqueness stands.
-#: "proved": ``count_solutions(board, limit=2)`` exhausts the search with exactly one
-#: answer (0.02-2 s each on one core).  Each is ``generate(n, n, s)`` for its size n and seed s.
+#: The generated boards shipped in ``qlib/data``: file name -> the call that made it and how
+#: uniqueness stands.  Each file is ``generate(size, size, seed, keep=keep, max_nodes=max_nodes)``
+#: (``keep`` 0.0 and ``max_nodes`` 2_000_000 are generate's defaults; no clock limit, so the call
+#: is deterministic), written with ``board.to_text()``.  25x25 and 30x30 keep 45% of the clues and
+#: cap each removal check at 200_000 nodes: removing clues down to the default's ~35% takes well
+#: over 5 minutes a board there, and the answer then takes count_solutions minutes to prove.
+#: "status" "proved": ``count_solutions(board, limit=2)`` exhausts the search with exactly one
+#: answer (0.05-5 s each on one core), and the SAT solver of
+#: :mod:`qlib.puzzles.slitherlink.exact` agrees (tests/test_exact.py).
 SHIPPED = {
-    "slitherlink-15x15-gen-s1.txt": "proved",
-    "slitherlink-15x15-gen-s2.txt": "proved",
-    "slitherlink-20x20-gen-s1.txt": "proved",
-    "slitherlink-20x20-gen-s2.txt": "proved",
+    "slitherlink-15x15-gen-s1.txt": {"size": 15, "seed": 1, "keep": 0.0, "max_nodes": 2_000_000, "status": "proved"},
+    "slitherlink-15x15-gen-s2.txt": {"size": 15, "seed": 2, "keep": 0.0, "max_nodes": 2_000_000, "status": "proved"},
+    "slitherlink-15x15-gen-s3.txt": {"size": 15, "seed": 3, "keep": 0.0, "max_nodes": 2_000_000, "status": "proved"},
+    "slitherlink-15x15-gen-s4.txt": {"size": 15, "seed": 4, "keep": 0.0, "max_nodes": 2_000_000, "status": "proved"},
+    "slitherlink-15x15-gen-s5.txt": {"size": 15, "seed": 5, "keep": 0.0, "max_nodes": 2_000_000, "status": "proved"},
+    "slitherlink-20x20-gen-s1.txt": {"size": 20, "seed": 1, "keep": 0.0, "max_nodes": 2_000_000, "status": "proved"},
+    "slitherlink-20x20-gen-s2.txt": {"size": 20, "seed": 2, "keep": 0.0, "max_nodes": 2_000_000, "status": "proved"},
+    "slitherlink-20x20-gen-s3.txt": {"size": 20, "seed": 3, "keep": 0.0, "max_nodes": 2_000_000, "status": "proved"},
+    "slitherlink-20x20-gen-s4.txt": {"size": 20, "seed": 4, "keep": 0.0, "max_nodes": 2_000_000, "status": "proved"},
+    "slitherlink-20x20-gen-s5.txt": {"size": 20, "seed": 5, "keep": 0.0, "max_nodes": 2_000_000, "status": "proved"},
+    "slitherlink-25x25-gen-s1.txt": {"size": 25, "seed": 1, "keep": 0.45, "max_nodes": 200_000, "status": "proved"},
+    "slitherlink-25x25-gen-s2.txt": {"size": 25, "seed": 2, "keep": 0.45, "max_nodes": 200_000, "status": "proved"},
+    "slitherlink-25x25-gen-s3.txt": {"size": 25, "seed": 3, "keep": 0.45, "max_nodes": 200_000, "status": "proved"},
+    "slitherlink-25x25-gen-s4.txt": {"size": 25, "seed": 4, "keep": 0.45, "max_nodes": 200_000, "status": "proved"},
+    "slitherlink-25x25-gen-s5.txt": {"size": 25, "seed": 5, "keep": 0.45, "max_nodes": 200_000, "status": "proved"},
+    "slitherlink-30x30-gen-s1.txt": {"size": 30, "seed": 1, "keep": 0.45, "max_nodes": 200_000, "status": "proved"},
+    "slitherlink-30x30-gen-s2.txt": {"size": 30, "seed": 2, "keep": 0.45, "max_nodes": 200_000, "status": "proved"},
+    "slitherlink-30x30-gen-s3.txt": {"size": 30, "seed": 3, "keep": 0.45, "max_nodes": 200_000, "status": "proved"},
+    "slitherlink-30x30-gen-s4.txt": {"size": 30, "seed": 4, "keep": 0.45, "max_nodes": 200_000, "status": "proved"},
+    "slitherlink-30x30-gen-s5.txt": {"size": 30, "seed": 5, "keep": 0.45, "max_nodes": 200_000, "status": "proved"},
 }
 
 
@@ -225,9 +247,10 @@ def board_from_mask(mask, rows: int, cols: int, keep=None) -> Board:
 #   lv (E+1, 6)    per decision: edge, first value, phase, the three trail marks
 #   queue          propagation items: point p, cell P+c, loop check P+NC+e, parity check P+NC+E+e
 #   sc             scalars (slots below)
+#   the _P* slots keep a probing pass that paused midway: active, next edge, changed, best, score
 (_TLEN, _MLEN, _DEPTH, _NON, _NBAD, _MODE, _COUNT, _NODES, _QH, _QT, _CHECKS, _ULEN, _STAMP,
- _STAMP2) = range(14)
-_NSC = 14
+ _STAMP2, _PACTIVE, _PNEXT, _PCHANGED, _PBEST, _PSCORE) = range(19)
+_NSC = 19
 # modes
 _PROPAGATE, _BACKTRACK, _DONE = 0, 1, 2
 # results of one assignment / propagation
@@ -636,79 +659,94 @@ def _probe(node_stop, use_connect, st, ends, ec, ecd, pe, ce, bnd, pt, cl, uf, t
 
     Each edge is tried on and off (set, propagate, undo): a value that fails fixes the edge to the
     other one; an edge value that both tries imply is fixed too.  Returns (_OK, _FAIL or _SOLVED,
-    the edge whose two tries decided the most edges, for branching; -1 if none).  Between passes
-    it returns _PAUSE once ``sc[_NODES]`` reaches ``node_stop`` (what it fixed stays: calling it
-    again goes on from there).
+    the edge whose two tries decided the most edges, for branching; -1 if none).  Before each
+    edge (after the first one of this call) it returns _PAUSE once ``sc[_NODES]`` reaches
+    ``node_stop``: the pass's position and the edges it fixed stay (slots ``_P*`` of ``sc``), and
+    the next call goes on from that edge, exactly as if it had not paused.
     """
     E = st.shape[0]
-    best = -1
-    changed = True
-    first = True
-    while changed:
-        if not first and sc[_NODES] >= node_stop:
+    if sc[_PACTIVE] == 0:                       # a new probing round: its first pass
+        sc[_PACTIVE] = 1
+        sc[_PNEXT] = 0
+        sc[_PCHANGED] = 0
+        sc[_PBEST] = -1
+        sc[_PSCORE] = -1
+    tried = False
+    while True:
+        f = sc[_PNEXT]
+        if f >= E:                              # a pass is over
+            if sc[_PCHANGED] == 0:
+                sc[_PACTIVE] = 0
+                return _OK, sc[_PBEST]
+            sc[_PNEXT] = 0                      # something changed: pass again
+            sc[_PCHANGED] = 0
+            sc[_PBEST] = -1
+            sc[_PSCORE] = -1
+            continue
+        if st[f] >= 0:
+            sc[_PNEXT] = f + 1
+            continue
+        if tried and sc[_NODES] >= node_stop:
             return _PAUSE, -1
-        first = False
-        changed = False
-        best = -1
-        bestscore = -1
-        for f in range(E):
-            if st[f] >= 0:
-                continue
-            tm = sc[_TLEN]
-            mm = sc[_MLEN]
-            um = sc[_ULEN]
-            r1 = _try(f, 1, use_connect, st, ends, ec, ecd, pe, ce, bnd, pt, cl, uf, trail, mtrail, utrail,
-                      queue, sc, seen, stack)
-            n1 = sc[_TLEN] - tm
-            sc[_STAMP2] += 1
-            stamp = sc[_STAMP2]
-            if r1 == _OK:
-                for k in range(tm, sc[_TLEN]):
-                    e = trail[k]
-                    mk[e] = stamp
-                    mv[e] = st[e]
-            _undo(tm, mm, um, st, ends, ec, pt, cl, uf, trail, mtrail, utrail, sc)
-            if r1 == _FAIL:
-                r = _try(f, 0, use_connect, st, ends, ec, ecd, pe, ce, bnd, pt, cl, uf, trail, mtrail, utrail,
-                         queue, sc, seen, stack)
-                if r != _OK:
-                    return r, -1
-                changed = True
-                continue
-            r0 = _try(f, 0, use_connect, st, ends, ec, ecd, pe, ce, bnd, pt, cl, uf, trail, mtrail, utrail,
-                      queue, sc, seen, stack)
-            n0 = sc[_TLEN] - tm
-            ncommon = 0
-            if r0 == _OK and r1 == _OK:
-                for k in range(tm + 1, sc[_TLEN]):
-                    e = trail[k]
-                    if mk[e] == stamp and mv[e] == st[e]:
-                        common[ncommon] = e
-                        common[E + ncommon] = st[e]
-                        ncommon += 1
-            _undo(tm, mm, um, st, ends, ec, pt, cl, uf, trail, mtrail, utrail, sc)
-            if r0 == _FAIL:
-                r = _try(f, 1, use_connect, st, ends, ec, ecd, pe, ce, bnd, pt, cl, uf, trail, mtrail, utrail,
-                         queue, sc, seen, stack)
-                if r != _OK:
-                    return r, -1
-                changed = True
-                continue
-            if ncommon > 0:
-                for k in range(ncommon):
-                    e = common[k]
-                    if st[e] < 0:
-                        r = _try(e, common[E + k], use_connect, st, ends, ec, ecd, pe, ce, bnd, pt, cl, uf, trail,
-                                 mtrail, utrail, queue, sc, seen, stack)
-                        if r != _OK:
-                            return r, -1
-                changed = True
-                continue
-            score = (n1 + 1) * (n0 + 1)
-            if score > bestscore:
-                bestscore = score
-                best = f
-    return _OK, best
+        tried = True
+        sc[_PNEXT] = f + 1
+        tm = sc[_TLEN]
+        mm = sc[_MLEN]
+        um = sc[_ULEN]
+        r1 = _try(f, 1, use_connect, st, ends, ec, ecd, pe, ce, bnd, pt, cl, uf, trail, mtrail, utrail,
+                  queue, sc, seen, stack)
+        n1 = sc[_TLEN] - tm
+        sc[_STAMP2] += 1
+        stamp = sc[_STAMP2]
+        if r1 == _OK:
+            for k in range(tm, sc[_TLEN]):
+                e = trail[k]
+                mk[e] = stamp
+                mv[e] = st[e]
+        _undo(tm, mm, um, st, ends, ec, pt, cl, uf, trail, mtrail, utrail, sc)
+        if r1 == _FAIL:
+            r = _try(f, 0, use_connect, st, ends, ec, ecd, pe, ce, bnd, pt, cl, uf, trail, mtrail, utrail,
+                     queue, sc, seen, stack)
+            if r != _OK:
+                sc[_PACTIVE] = 0
+                return r, -1
+            sc[_PCHANGED] = 1
+            continue
+        r0 = _try(f, 0, use_connect, st, ends, ec, ecd, pe, ce, bnd, pt, cl, uf, trail, mtrail, utrail,
+                  queue, sc, seen, stack)
+        n0 = sc[_TLEN] - tm
+        ncommon = 0
+        if r0 == _OK and r1 == _OK:
+            for k in range(tm + 1, sc[_TLEN]):
+                e = trail[k]
+                if mk[e] == stamp and mv[e] == st[e]:
+                    common[ncommon] = e
+                    common[E + ncommon] = st[e]
+                    ncommon += 1
+        _undo(tm, mm, um, st, ends, ec, pt, cl, uf, trail, mtrail, utrail, sc)
+        if r0 == _FAIL:
+            r = _try(f, 1, use_connect, st, ends, ec, ecd, pe, ce, bnd, pt, cl, uf, trail, mtrail, utrail,
+                     queue, sc, seen, stack)
+            if r != _OK:
+                sc[_PACTIVE] = 0
+                return r, -1
+            sc[_PCHANGED] = 1
+            continue
+        if ncommon > 0:
+            for k in range(ncommon):
+                e = common[k]
+                if st[e] < 0:
+                    r = _try(e, common[E + k], use_connect, st, ends, ec, ecd, pe, ce, bnd, pt, cl, uf, trail,
+                             mtrail, utrail, queue, sc, seen, stack)
+                    if r != _OK:
+                        sc[_PACTIVE] = 0
+                        return r, -1
+            sc[_PCHANGED] = 1
+            continue
+        score = (n1 + 1) * (n0 + 1)
+        if score > sc[_PSCORE]:
+            sc[_PSCORE] = score
+            sc[_PBEST] = f
 
 
 @njit(cache=True)
@@ -731,8 +769,9 @@ def _run(node_stop, limit, use_connect, probe_depth, st, ends, ec, ecd, pe, ce, 
             return mode
         r = _OK
         if mode == _PROPAGATE:
-            r = _fix(use_connect, st, ends, ec, ecd, pe, ce, bnd, pt, cl, uf, trail, mtrail, utrail, queue, sc,
-                     seen, stack)
+            if sc[_PACTIVE] == 0:               # else a paused probing pass goes on from its fixed point
+                r = _fix(use_connect, st, ends, ec, ecd, pe, ce, bnd, pt, cl, uf, trail, mtrail, utrail, queue,
+                         sc, seen, stack)
             e = -1
             if r == _OK and sc[_DEPTH] <= probe_depth:
                 r, e = _probe(node_stop, use_connect, st, ends, ec, ecd, pe, ce, bnd, pt, cl, uf, trail, mtrail, utrail,
@@ -821,20 +860,77 @@ class SolutionCount:
         return self.status == "exact" and self.count == 1
 
 
+#: What one numba call of :func:`count_solutions` aims to last when a time limit is set.
+CHUNK_SECONDS = 0.02
+_INT64_MAX = (1 << 63) - 1
+
+
+def _check_memory(rows: int, cols: int, keep: int) -> None:
+    """The search's arrays for a ``rows`` x ``cols`` board keeping ``keep`` answers must fit the budget."""
+    from ..limits import check_allocation, format_bytes
+
+    E = rows * (cols + 1) + (rows + 1) * cols
+    P = (rows + 1) * (cols + 1)
+    NC = rows * cols
+    logn = int(math.log2(NC + 1)) + 2
+    queue = 6 * E + P + NC + 4 * (NC + 1 + 2 * (rows + cols)) * logn + 16
+    words = (E * (1 + 1 + 6 + 1 + 6 + 1 + 1 + 2 + 1)     # st trail mtrail utrail lv mk mv common hint
+             + E * (2 + 1 + 2 + 2) + P * 4 + NC * 4        # _static: ec fill ecd ends, pe, ce
+             + E * 2 + P * 4 + NC * 4                      # the grid's own tables
+             + P * (4 + 1 + 1) + NC * 4 + (NC + 1) * 4     # pt seen stack, cl, uf
+             + queue)
+    search = 8 * words
+    answers = keep * E
+    what = (f"count_solutions on a {rows}x{cols} board ({E} edges): search arrays {format_bytes(search)} "
+            f"+ store={keep} answers x {E} bytes")
+    check_allocation(search + answers, what)
+
+
 def _static(rows: int, cols: int):
-    g = grid(rows, cols)
-    E, P, NC = g.num_edges, g.num_points, rows * cols
-    ec = np.full((E, 2), -1, dtype=np.int64)
-    fill = np.zeros(E, dtype=np.int64)
-    for c in range(NC):
-        for e in g.cell_edges[c]:
-            ec[e, fill[e]] = c
-            fill[e] += 1
-    ecd = np.where(ec >= 0, ec, NC)                # the outside is cell NC
-    bnd = np.flatnonzero(fill == 1).astype(np.int64)
-    return (E, P, NC, np.ascontiguousarray(g.endpoints, dtype=np.int64), ec, ecd,
-            np.ascontiguousarray(g.point_edges, dtype=np.int64), np.ascontiguousarray(g.cell_edges, dtype=np.int64),
-            bnd)
+    """The board's fixed tables, in the edge and point order of :func:`qlib.puzzles.loops.grid`.
+
+    Built with NumPy (not from ``grid``, whose Python loops take most of a second on a
+    200x200 board), so the search starts at once and a short time limit holds:
+    ``ends`` (E, 2) end points; ``ec`` (E, 2) the cells beside each edge, ascending,
+    -1 padded, and ``ecd`` the same with the outside as cell NC; ``pe`` (P, 4) each
+    point's edges, ascending, -1 padded; ``ce`` (NC, 4) each cell's top, bottom,
+    left and right edges; ``bnd`` the edges on the board's border.
+    """
+    R, C = rows, cols
+    W = C + 1
+    nh = (R + 1) * C
+    E, P, NC = nh + R * W, (R + 1) * W, R * C
+    hi, hj = np.divmod(np.arange(nh, dtype=np.int64), C)            # horizontal edge (i, j)
+    vi, vj = np.divmod(np.arange(R * W, dtype=np.int64), W)         # vertical edge (i, j)
+    ends = np.empty((E, 2), dtype=np.int64)
+    ends[:nh, 0] = hi * W + hj
+    ends[:nh, 1] = hi * W + hj + 1
+    ends[nh:, 0] = vi * W + vj
+    ends[nh:, 1] = (vi + 1) * W + vj
+    # cells beside an edge: above/below a horizontal one, left/right of a vertical one
+    side = np.full((E, 2), -1, dtype=np.int64)
+    side[:nh, 0] = np.where(hi > 0, (hi - 1) * C + hj, -1)
+    side[:nh, 1] = np.where(hi < R, hi * C + hj, -1)
+    side[nh:, 0] = np.where(vj > 0, vi * C + vj - 1, -1)
+    side[nh:, 1] = np.where(vj < C, vi * C + vj, -1)
+    ec = _compact(side)
+    ecd = np.where(ec >= 0, ec, NC)
+    bnd = np.flatnonzero((ec >= 0).sum(axis=1) == 1).astype(np.int64)
+    # a point's edges in ascending order: left, right (horizontal), up, down (vertical)
+    pi, pj = np.divmod(np.arange(P, dtype=np.int64), W)
+    around = np.stack([np.where(pj > 0, pi * C + pj - 1, -1), np.where(pj < C, pi * C + pj, -1),
+                       np.where(pi > 0, nh + (pi - 1) * W + pj, -1), np.where(pi < R, nh + pi * W + pj, -1)],
+                      axis=1)
+    pe = _compact(around)
+    ci, cj = np.divmod(np.arange(NC, dtype=np.int64), C)
+    ce = np.stack([ci * C + cj, (ci + 1) * C + cj, nh + ci * W + cj, nh + ci * W + cj + 1], axis=1)
+    return E, P, NC, ends, ec, ecd, pe, ce, bnd
+
+
+def _compact(rows: np.ndarray) -> np.ndarray:
+    """Each row's entries >= 0 moved to the front, in order, the rest -1."""
+    order = np.argsort(rows < 0, axis=1, kind="stable")
+    return np.ascontiguousarray(np.take_along_axis(rows, order, axis=1))
 
 
 def count_solutions(board, limit: int = 2, time_limit: float | None = 10.0, max_nodes: int | None = None,
@@ -868,8 +964,12 @@ def count_solutions(board, limit: int = 2, time_limit: float | None = 10.0, max_
     ``limit=2`` proves uniqueness (``result.unique``) or finds a second answer.
     ``time_limit`` (seconds, None for none) and ``max_nodes`` (propagations to
     a fixed point, probes included; None for none) stop the search with status
-    "unknown"; the clock is read every ``chunk`` nodes (one probing pass over
-    the edges is not split).  The first ``store`` answers found are kept.
+    "unknown".  The search runs in numba calls of at most ``chunk`` nodes,
+    fewer when a time limit is set (each call aims at ``CHUNK_SECONDS``, from
+    the speed measured so far, and at the time left), and a probing pass pauses
+    and resumes at any edge, so the time limit holds on large boards too.  The
+    first ``store`` answers found are kept; the arrays are checked against the
+    memory budget (:func:`qlib.limits.check_allocation`) before they are made.
     ``exclude=(i, j, n)`` counts only the answers in which cell ``(i, j)`` (a
     cell without clue) does not have ``n`` sides drawn.  ``hint`` (an edge mask)
     is the value each decision tries first (on where no hint is given): an
@@ -879,12 +979,17 @@ def count_solutions(board, limit: int = 2, time_limit: float | None = 10.0, max_
     board = parse(board)
     if isinstance(limit, bool) or not isinstance(limit, (int, np.integer)) or limit < 1:
         raise ValueError(f"limit must be a positive integer, got {limit!r}")
+    if isinstance(store, bool) or not isinstance(store, (int, np.integer)) or store < 0:
+        raise ValueError(f"store must be a non-negative integer, got {store!r}")
+    if isinstance(chunk, bool) or not isinstance(chunk, (int, np.integer)) or chunk < 1:
+        raise ValueError(f"chunk must be a positive integer, got {chunk!r}")
     if time_limit is not None and not (time_limit > 0 and math.isfinite(time_limit)):
         raise ValueError(f"time_limit must be a positive number of seconds or None, got {time_limit!r}")
     if max_nodes is not None and (isinstance(max_nodes, bool) or max_nodes < 1):
         raise ValueError(f"max_nodes must be a positive integer or None, got {max_nodes!r}")
     t0 = time.perf_counter()
     R, C = board.rows, board.cols
+    _check_memory(R, C, int(min(limit, store)))
     E, P, NC, ends, ec, ecd, pe, ce, bnd = _static(R, C)
     st = np.full(E, -1, dtype=np.int64)
     pt = np.zeros((P, 4), dtype=np.int64)          # on, undecided, mate, path length
@@ -927,21 +1032,31 @@ def count_solutions(board, limit: int = 2, time_limit: float | None = 10.0, max_
         hint_arr[:] = grid(R, C).as_mask(hint)
     sc[_MODE] = _PROPAGATE
     stop = "exhausted"
+    kernel_limit = int(min(limit, _INT64_MAX))        # no count gets there; numba takes int64
+    probe_depth = int(max(-1, min(probe_depth, _INT64_MAX)))
+    deadline = None if time_limit is None else t0 + time_limit
+    step = int(chunk) if deadline is None else int(min(chunk, 8))   # the first calls measure the speed
     while True:
-        node_stop = sc[_NODES] + chunk
+        node_stop = sc[_NODES] + step
         if max_nodes is not None:
             node_stop = min(node_stop, int(max_nodes))
-        mode = _run(node_stop, int(limit), bool(connect), int(probe_depth), st, ends, ec, ecd, pe, ce, bnd, pt, cl,
+        nodes0, c0 = int(sc[_NODES]), time.perf_counter()
+        mode = _run(node_stop, kernel_limit, bool(connect), probe_depth, st, ends, ec, ecd, pe, ce, bnd, pt, cl,
                     uf, trail, mtrail, utrail, queue, lv, sols, sc, seen, stack, mk, mv, common, hint_arr)
+        now = time.perf_counter()
         if mode == _DONE:
             stop = "limit" if sc[_COUNT] >= limit else "exhausted"
             break
         if max_nodes is not None and sc[_NODES] >= max_nodes:
             stop = "max_nodes"
             break
-        if time_limit is not None and time.perf_counter() - t0 > time_limit:
-            stop = "time_limit"
-            break
+        if deadline is not None:
+            if now >= deadline:
+                stop = "time_limit"
+                break
+            # the next call: about CHUNK_SECONDS of nodes at the speed just seen, and no more than the time left
+            rate = max(int(sc[_NODES]) - nodes0, 1) / max(now - c0, 1e-6)
+            step = int(min(chunk, max(1, rate * min(CHUNK_SECONDS, 0.9 * (deadline - now)))))
     count = int(min(sc[_COUNT], limit))
     status = {"exhausted": "exact", "limit": "limit"}.get(stop, "unknown")
     kept = [sols[k].copy() for k in range(min(count, len(sols)))]

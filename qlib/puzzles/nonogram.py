@@ -38,8 +38,9 @@ import numpy as np
 import qlib
 
 __all__ = [
-    "Nonogram", "NonogramError", "NonogramModel", "NonogramResult",
-    "parse", "build_model", "solve", "decode", "encode", "check", "is_solution",
+    "Nonogram", "NonogramError", "NonogramFileNotFoundError", "NonogramModel", "NonogramResult",
+    "parse", "parse_text", "to_non", "write", "count_solutions", "METADATA_KEYS",
+    "build_model", "solve", "decode", "encode", "check", "is_solution",
     "render_text", "draw", "row_colour", "col_colour", "line_slack", "packed_starts",
     "blocks_of",
 ]
@@ -52,14 +53,30 @@ class NonogramError(ValueError):
     """A puzzle that cannot be read or cannot be a nonogram; the message says where and why."""
 
 
+class NonogramFileNotFoundError(NonogramError, FileNotFoundError):
+    """No file at the path given: a :class:`NonogramError` that is also a :class:`FileNotFoundError`."""
+
+
+#: The ``.non`` keys kept in :attr:`Nonogram.metadata` (``title`` has its own attribute).
+METADATA_KEYS = ("catalogue", "by", "copyright", "license")
+
+
 @dataclass(frozen=True)
 class Nonogram:
     """The clues of a nonogram: ``rows[i]`` lists row ``i``'s block lengths left to
-    right, ``columns[j]`` column ``j``'s top to bottom; an empty tuple is an all-white line."""
+    right, ``columns[j]`` column ``j``'s top to bottom; an empty tuple is an all-white line.
+
+    ``metadata`` holds the ``.non`` keys ``catalogue``, ``by``, ``copyright`` and
+    ``license`` that were given (also as properties of the same names); ``goal`` is
+    the answer the file states, as rows of '#' and '.', or None.  Neither takes
+    part in ``==`` or ``hash``: two puzzles with the same clues and title are equal.
+    """
 
     rows: tuple[tuple[int, ...], ...]
     columns: tuple[tuple[int, ...], ...]
     title: str | None = None
+    metadata: Mapping[str, str] = field(default_factory=dict, compare=False, repr=False)
+    goal: tuple[str, ...] | None = field(default=None, compare=False, repr=False)
 
     @property
     def height(self) -> int:
@@ -68,6 +85,22 @@ class Nonogram:
     @property
     def width(self) -> int:
         return len(self.columns)
+
+    @property
+    def catalogue(self) -> str | None:
+        return self.metadata.get("catalogue")
+
+    @property
+    def by(self) -> str | None:
+        return self.metadata.get("by")
+
+    @property
+    def copyright(self) -> str | None:
+        return self.metadata.get("copyright")
+
+    @property
+    def license(self) -> str | None:
+        return self.metadata.get("license")
 
     def __repr__(self):
         name = f"{self.title!r}, " if self.title else ""
@@ -110,143 +143,255 @@ def _clue_text(clue) -> str:
 
 
 # -- parsing -------------------------------------------------------------------
-_INT = re.compile(r"[+-]?\d+\Z")
+# Every message about a text reads "NAME, line N, column M: what was found, what was expected";
+# one about a file that cannot be opened "NAME: why"; one about Python clues "<clues>: rows[i]: ...".
+_NUMBER = re.compile(r"[+-]?[0-9]+\Z")  # ASCII digits only: str.isdigit() and \d take any script's
 _KEYWORD = re.compile(r"[A-Za-z_][A-Za-z0-9_]*\Z")
+_TOKEN = re.compile(r"[^, \t]+")
+_FIRST = re.compile(r"[ \t]*([^ \t]*)")
+_NEWLINE = re.compile(r"\r\n|\r|\n")
+_SPACE = " \t"
+_MAX_DIGITS = 6  # no line of a nonogram is a million cells long; and int() of 4301+ digits raises
+_MAPPING_KEYS = {"rows", "columns", "cols", "title", "width", "height", "goal", *METADATA_KEYS}
 
 
 def parse(source) -> Nonogram:
-    """Read a nonogram from a ``.non`` file (a path), the text of one, a mapping
-    ``{"rows": [...], "columns": [...]}`` or a pair ``(rows, columns)``.
+    """Read a nonogram from a ``.non`` file, a mapping ``{"rows": [...], "columns": [...]}``
+    or a pair ``(rows, columns)``.
+
+    A file is a :class:`pathlib.Path` or a file name (str).  A str is never guessed
+    to be a text: use :func:`parse_text` for the text of a ``.non`` file; only a str
+    that holds a line break (which no file name does) is still read as a text.
 
     The ``.non`` format has ``width N`` and ``height N`` lines, a ``rows`` line
     followed by one line per row (block lengths separated by commas; ``0`` or an
-    empty line for an all-white row), and a ``columns`` section alike.  Other
-    keys (``catalogue``, ``by``, ``goal``, ...) are ignored; ``title`` is kept.
-    Errors raise :class:`NonogramError` naming the source and the line.
+    empty line for an all-white row), and a ``columns`` section alike.  ``title``,
+    ``catalogue``, ``by``, ``copyright`` and ``license`` are kept (see
+    :class:`Nonogram`), ``goal`` (the answer, ``width * height`` digits 0/1 row by row,
+    quoted or not) too; other lines are ignored.  Files are UTF-8 (a byte-order
+    mark is skipped).  Errors raise :class:`NonogramError` naming the file (or
+    ``<text>``), the line and the column; a missing file raises
+    :class:`NonogramFileNotFoundError` (also a FileNotFoundError).
     """
     if isinstance(source, Nonogram):
         return source
-    if isinstance(source, Path):
+    if isinstance(source, os.PathLike):
         return _parse_file(source)
     if isinstance(source, str):
-        if "\n" not in source and (os.path.isfile(source) or source.strip().endswith(".non")):
-            return _parse_file(Path(source))
-        return _parse_text(source, "<text>")
+        if "\n" in source or "\r" in source:
+            return parse_text(source)
+        return _parse_file(source)
     if isinstance(source, Mapping):
-        unknown = set(source) - {"rows", "columns", "cols", "title", "width", "height"}
+        unknown = set(source) - _MAPPING_KEYS
         if unknown:
             raise NonogramError(f"<clues>: unknown key(s) {sorted(map(str, unknown))}; "
                                 f"expected 'rows', 'columns' and optionally 'title'")
         if "rows" not in source or ("columns" not in source and "cols" not in source):
             raise NonogramError("<clues>: expected both 'rows' and 'columns'")
         columns = source["columns"] if "columns" in source else source["cols"]
-        return _from_clues(source["rows"], columns, source.get("title"),
-                           source.get("width"), source.get("height"))
+        puzzle = _from_clues(source["rows"], columns, source.get("title"),
+                             source.get("width"), source.get("height"))
+        metadata = {key: str(source[key]) for key in METADATA_KEYS if source.get(key) is not None}
+        goal = source.get("goal")
+        if goal is not None:
+            try:
+                goal = _as_strings(_normalise_grid(goal))
+            except (TypeError, ValueError) as err:
+                raise NonogramError(f"<clues>: goal: {err}") from None
+            if len(goal) != puzzle.height or any(len(row) != puzzle.width for row in goal):
+                raise NonogramError(f"<clues>: goal: expected {puzzle.height} rows of {puzzle.width} cells")
+        return Nonogram(puzzle.rows, puzzle.columns, puzzle.title, metadata, goal)
     if isinstance(source, (tuple, list)) and len(source) == 2:
         return _from_clues(source[0], source[1], None, None, None)
     raise NonogramError(
-        f"cannot read a nonogram from {type(source).__name__}: give a path, the text of a "
-        f".non file, {{'rows': [...], 'columns': [...]}} or (rows, columns)"
+        f"cannot read a nonogram from {type(source).__name__}: give a path, "
+        f"{{'rows': [...], 'columns': [...]}} or (rows, columns) (the text of a .non file goes to parse_text())"
     )
 
 
-def _parse_file(path: Path) -> Nonogram:
-    with open(path, encoding="utf-8") as handle:
-        text = handle.read()
-    return _parse_text(text, str(path))
+def parse_text(text: str, name: str = "<text>") -> Nonogram:
+    """Read a nonogram from the text of a ``.non`` file (see :func:`parse`).
+
+    ``name`` stands for the text in error messages.  A leading byte-order mark is skipped.
+    """
+    if not isinstance(text, str):
+        raise TypeError(f"parse_text() takes a str, got {type(text).__name__}")
+    return _parse_text(text.removeprefix("\ufeff"), name)
+
+
+def _read_bytes(path) -> bytes:
+    name = os.fspath(path)
+    if len(name) > 80:
+        name = name[:77] + "..."
+    try:
+        with open(path, "rb") as handle:
+            return handle.read()
+    except FileNotFoundError:
+        raise NonogramFileNotFoundError(f"{name}: no such file: expected the path of a .non file") from None
+    except IsADirectoryError:
+        raise NonogramError(f"{name}: is a directory: expected the path of a .non file") from None
+    except OSError as err:
+        hint = (" (the text of a puzzle goes to parse_text(), not parse())"
+                if getattr(err, "errno", None) == 36 else "")  # ENAMETOOLONG
+        raise NonogramError(f"{name}: cannot be read ({err.strerror or err}): expected the path of a "
+                            f"readable .non file{hint}") from None
+    except ValueError as err:  # e.g. an embedded NUL character in the name
+        raise NonogramError(f"{name!r}: not a usable file name ({err}): expected the path of a .non file") from None
+
+
+def _decode(data: bytes, name: str) -> str:
+    if data.startswith(b"\xef\xbb\xbf"):
+        data = data[3:]
+    try:
+        return data.decode("utf-8")
+    except UnicodeDecodeError as bad:
+        before = _NEWLINE.split(data[:bad.start].decode("utf-8"))
+        raise NonogramError(f"{name}, line {len(before)}, column {len(before[-1]) + 1}: byte "
+                            f"0x{data[bad.start]:02x} is not UTF-8: expected a UTF-8 text file") from None
+
+
+def _parse_file(path) -> Nonogram:
+    name = os.fspath(path)
+    return _parse_text(_decode(_read_bytes(path), name), name)
+
+
+def _unquote(value: str) -> str:
+    if len(value) >= 2 and value[0] == value[-1] == '"':
+        return value[1:-1]
+    return value
 
 
 @dataclass
 class _Section:
     header_line: int
-    lines: list = field(default_factory=list)  # (line number, stripped text)
+    lines: list = field(default_factory=list)  # (line number, raw text)
 
 
 def _parse_text(text: str, name: str) -> Nonogram:
-    def fail(line: int, message: str):
-        raise NonogramError(f"{name}: line {line}: {message}")
+    def fail(line: int, column: int, message: str):
+        raise NonogramError(f"{name}, line {line}, column {column}: {message}")
+
+    def at(line: int, column: int = 1):
+        return lambda message, offset=None: fail(line, column if offset is None else offset + 1, message)
 
     sizes: dict[str, tuple[int, int]] = {}  # key -> (value, line)
     sections: dict[str, _Section] = {}
-    title = None
+    title, metadata, goal = None, {}, None
     current = None
-    lines = text.splitlines()
+    lines = _NEWLINE.split(text)
+    if lines and lines[-1] == "":
+        lines.pop()
     for number, raw in enumerate(lines, start=1):
-        stripped = raw.strip()
-        first = stripped.split(None, 1)[0] if stripped else ""
+        match = _FIRST.match(raw)
+        first = match.group(1)
         if current is not None and not _KEYWORD.match(first):
-            current.lines.append((number, stripped))
+            current.lines.append((number, raw))
             continue
         current = None
-        if not stripped:
+        if not first:
             continue
         key = first.lower()
-        value = stripped[len(first):].strip()
+        rest = raw[match.end():]
+        value_column = match.end() + len(rest) - len(rest.lstrip(_SPACE)) + 1
+        value = rest.strip(_SPACE)
         if key in ("rows", "columns"):
             if key in sections:
-                fail(number, f"a second '{key}' section (the first is at line {sections[key].header_line})")
+                fail(number, match.start(1) + 1,
+                     f"a second '{key}' section (the first is at line {sections[key].header_line})")
             if value:
-                fail(number, f"expected '{key}' alone on its line, with the clues on the lines below")
+                fail(number, value_column, f"expected '{key}' alone on its line, with the clues on the lines below")
             current = sections[key] = _Section(number)
         elif key in ("width", "height"):
-            if not _INT.match(value) or int(value) <= 0:
-                fail(number, f"expected a positive whole number after '{key}', got {value!r}")
+            digits = value.lstrip("+")
+            if (not _NUMBER.match(value) or len(digits) > _MAX_DIGITS or int(value) <= 0):
+                shown = value if len(value) <= 20 else value[:20] + "..."
+                fail(number, value_column, f"expected a positive whole number of at most {_MAX_DIGITS} "
+                                           f"digits (0-9) after '{key}', got {shown!r}")
             if key in sizes:
-                fail(number, f"a second '{key}' line (the first is at line {sizes[key][1]})")
+                fail(number, match.start(1) + 1, f"a second '{key}' line (the first is at line {sizes[key][1]})")
             sizes[key] = (int(value), number)
         elif key == "title":
-            title = value.strip('"') or None
-        # other keys (catalogue, by, copyright, license, goal, ...) carry nothing we need
+            title = _unquote(value) or None
+        elif key in METADATA_KEYS:
+            if _unquote(value):
+                metadata[key] = _unquote(value)
+        elif key == "goal":
+            goal = (number, value_column + (1 if value.startswith('"') else 0), _unquote(value))
+        # other lines (colours, notes, unknown keys) carry nothing we need
 
     last = max(len(lines), 1)
     for key in ("rows", "columns"):
         if key not in sections:
-            fail(last, f"expected a '{key}' section (a '{key}' line followed by one clue per line), "
-                       f"found the end of the text")
+            fail(last, 1, f"expected a '{key}' section (a '{key}' line followed by one clue per line), "
+                          f"found the end of the text")
     clues = {}
     for key, size_key in (("rows", "height"), ("columns", "width")):
         section = sections[key]
         if size_key not in sizes:
-            fail(section.header_line,
-                 f"the '{key}' section needs a '{size_key} N' line, and the text has none")
+            fail(section.header_line, 1, f"the '{key}' section needs a '{size_key} N' line, and the text has none")
         expected = sizes[size_key][0]
         entries = section.lines
-        while len(entries) > expected and not entries[-1][1]:
+        while len(entries) > expected and not entries[-1][1].strip(_SPACE):
             entries = entries[:-1]  # blank lines after the last clue separate sections
         if len(entries) != expected:
             where = entries[expected][0] if len(entries) > expected else section.header_line
-            fail(where, f"'{size_key} {expected}' needs {expected} {key[:-1]} clue lines after "
-                        f"line {section.header_line}, found {len(entries)}")
-        clues[key] = [(_parse_clue_line(body, lambda m, n=n: fail(n, m)), n) for n, body in entries]
+            fail(where, 1, f"'{size_key} {expected}' needs {expected} {key[:-1]} clue lines after "
+                           f"line {section.header_line}, found {len(entries)}")
+        clues[key] = [(_parse_clue_line(body, lambda m, offset=None, n=n: fail(n, 1 if offset is None
+                                                                                  else offset + 1, m)),
+                       n, len(body) - len(body.lstrip(_SPACE)) + 1) for n, body in entries]
 
     rows, columns = clues["rows"], clues["columns"]
-    for clue, n in rows:
-        _check_fits(clue, len(columns), "row", lambda m, n=n: fail(n, m))
-    for clue, n in columns:
-        _check_fits(clue, len(rows), "column", lambda m, n=n: fail(n, m))
-    _check_totals([c for c, _ in rows], [c for c, _ in columns],
-                  lambda m: fail(sections["columns"].header_line, m))
-    return Nonogram(tuple(c for c, _ in rows), tuple(c for c, _ in columns), title)
+    for clue, n, column in rows:
+        _check_fits(clue, len(columns), "row", at(n, column))
+    for clue, n, column in columns:
+        _check_fits(clue, len(rows), "column", at(n, column))
+    _check_totals([c for c, _, _ in rows], [c for c, _, _ in columns], at(sections["columns"].header_line))
+    goal_grid = None
+    if goal is not None:
+        goal_grid = _parse_goal(goal, len(rows), len(columns), fail)
+    return Nonogram(tuple(c for c, _, _ in rows), tuple(c for c, _, _ in columns), title, metadata, goal_grid)
+
+
+def _parse_goal(goal, height: int, width: int, fail) -> tuple[str, ...]:
+    number, column, value = goal
+    for k, ch in enumerate(value):
+        if ch not in "01":
+            fail(number, column + k, f"unexpected character {ch!r} in the goal: expected 0 (white) or 1 (black)")
+    if len(value) != height * width:
+        fail(number, column + min(len(value), height * width),
+             f"the goal has {len(value)} cells: expected {height} x {width} = {height * width} "
+             f"digits 0/1, row by row")
+    return tuple("".join(BLACK if value[i * width + j] == "1" else WHITE for j in range(width))
+                 for i in range(height))
 
 
 def _parse_clue_line(body: str, fail) -> tuple[int, ...]:
-    tokens = [t for t in re.split(r"[,\s]+", body) if t]
-    numbers = []
-    for token in tokens:
-        if not _INT.match(token):
-            fail(f"expected whole numbers separated by commas, got {token!r}")
-        numbers.append(int(token))
-    return _normalise_clue(numbers, fail)
+    """The clue of one line; ``fail(message, offset)`` reports a token at ``body[offset]``."""
+    numbers, offsets = [], []
+    for token in _TOKEN.finditer(body):
+        text = token.group()
+        if not _NUMBER.match(text):
+            shown = text if len(text) <= 20 else text[:20] + "..."
+            fail(f"expected whole numbers (digits 0-9) separated by commas, got {shown!r}", token.start())
+        if len(text.lstrip("+-")) > _MAX_DIGITS:
+            fail(f"expected a block length of at most {_MAX_DIGITS} digits, got a number of "
+                 f"{len(text.lstrip('+-'))} digits", token.start())
+        numbers.append(int(text))
+        offsets.append(token.start())
+    return _normalise_clue(numbers, fail, offsets)
 
 
-def _normalise_clue(numbers, fail) -> tuple[int, ...]:
-    for value in numbers:
+def _normalise_clue(numbers, fail, offsets=None) -> tuple[int, ...]:
+    offsets = offsets or [None] * len(numbers)
+    for value, offset in zip(numbers, offsets):
         if value < 0:
-            fail(f"block lengths cannot be negative, got {value}")
+            fail(f"block lengths cannot be negative, got {value}", offset)
     if numbers == [0]:
         return ()
     if 0 in numbers:
-        fail(f"0 stands alone for an empty line; it cannot be a block length in {numbers}")
+        fail(f"0 stands alone for an empty line; it cannot be a block length in {numbers}",
+             offsets[numbers.index(0)])
     return tuple(numbers)
 
 
@@ -272,7 +417,7 @@ def _from_clues(rows, columns, title, width, height) -> Nonogram:
             raise NonogramError(f"{name}: expected a list of {kind} clues, got {type(lines).__name__}")
         out = []
         for index, clue in enumerate(lines):
-            def fail(message, index=index):
+            def fail(message, offset=None, index=index):
                 raise NonogramError(f"{name}: {kind}s[{index}]: {message}")
             if isinstance(clue, (int, np.integer)) and not isinstance(clue, bool):
                 clue = [clue]
@@ -307,6 +452,198 @@ def _from_clues(rows, columns, title, width, height) -> Nonogram:
 
 def _raise(message: str):
     raise NonogramError(message)
+
+
+# -- writing the .non format ---------------------------------------------------
+def to_non(puzzle) -> str:
+    """The puzzle as the text of a ``.non`` file, which :func:`parse_text` reads back equal
+    (clues, title, metadata and goal).  An all-white line is written ``0``."""
+    puzzle = parse(puzzle)
+    lines = []
+
+    def quoted(key, value):
+        if value is None or value == "":
+            return
+        value = str(value)
+        if "\n" in value or "\r" in value:
+            raise NonogramError(f"the {key} {value!r} holds a line break; a .non value fits on one line")
+        lines.append(f'{key} "{value}"')
+
+    quoted("catalogue", puzzle.metadata.get("catalogue"))
+    quoted("title", puzzle.title)
+    for key in ("by", "copyright", "license"):
+        quoted(key, puzzle.metadata.get(key))
+    lines += [f"width {puzzle.width}", f"height {puzzle.height}", "", "rows"]
+    lines += [_clue_text(clue) for clue in puzzle.rows]
+    lines += ["", "columns"]
+    lines += [_clue_text(clue) for clue in puzzle.columns]
+    if puzzle.goal is not None:
+        bits = "".join("1" if c == BLACK else "0" for row in puzzle.goal for c in row)
+        lines += ["", f'goal "{bits}"']
+    return "\n".join(lines) + "\n"
+
+
+def write(puzzle, path) -> Path:
+    """Write the puzzle to ``path`` in the ``.non`` format (UTF-8); returns the path."""
+    path = Path(path)
+    path.write_text(to_non(puzzle), encoding="utf-8")
+    return path
+
+
+# -- counting answers ----------------------------------------------------------
+class _OutOfTime(Exception):
+    pass
+
+
+def _line_solve(clue, cells):
+    """Cells of one line (-1 unknown, 0 white, 1 black) that every placement of ``clue``
+    consistent with the known cells agrees on: the new line, or None when no placement fits.
+
+    A placement is a path through states (i, k): the first ``i`` cells are settled with
+    ``k`` blocks placed and cell ``i`` may start a block.  Forward and backward
+    reachability mark every cell some full placement makes white or black.
+    """
+    n, m = len(cells), len(clue)
+    white_before = [0] * (n + 1)  # known white cells in cells[:i]
+    for i, c in enumerate(cells):
+        white_before[i + 1] = white_before[i] + (c == 0)
+
+    def block_fits(i, k):
+        end = i + clue[k]
+        return end <= n and white_before[end] == white_before[i] and (end == n or cells[end] != 1)
+
+    def after_block(i, k):
+        return min(i + clue[k] + 1, n)
+
+    forward = [[False] * (m + 1) for _ in range(n + 1)]
+    forward[0][0] = True
+    for i in range(n + 1):
+        for k in range(m + 1):
+            if not forward[i][k]:
+                continue
+            if i < n and cells[i] != 1:
+                forward[i + 1][k] = True
+            if k < m and block_fits(i, k):
+                forward[after_block(i, k)][k + 1] = True
+    if not forward[n][m]:
+        return None
+    backward = [[False] * (m + 1) for _ in range(n + 1)]
+    backward[n][m] = True
+    for i in range(n, -1, -1):
+        for k in range(m, -1, -1):
+            if backward[i][k]:
+                continue
+            if i < n and cells[i] != 1 and backward[i + 1][k]:
+                backward[i][k] = True
+            elif k < m and block_fits(i, k) and backward[after_block(i, k)][k + 1]:
+                backward[i][k] = True
+    can_white = [False] * n
+    black_runs = [0] * (n + 1)  # difference array of cells some placement makes black
+    for i in range(n + 1):
+        for k in range(m + 1):
+            if not forward[i][k]:
+                continue
+            if i < n and cells[i] != 1 and backward[i + 1][k]:
+                can_white[i] = True
+            if k < m and block_fits(i, k) and backward[after_block(i, k)][k + 1]:
+                black_runs[i] += 1
+                black_runs[i + clue[k]] -= 1
+                if i + clue[k] < n:
+                    can_white[i + clue[k]] = True
+    out, depth = list(cells), 0
+    for i in range(n):
+        depth += black_runs[i]
+        if out[i] == -1:
+            if can_white[i] and not depth:
+                out[i] = 0
+            elif depth and not can_white[i]:
+                out[i] = 1
+    return out
+
+
+def _propagate(puzzle, grid, rows, columns, tick) -> bool:
+    """Line-solve the given rows and columns until nothing changes; False on a contradiction."""
+    pending = [("r", i) for i in rows] + [("c", j) for j in columns]
+    queued = set(pending)
+    while pending:
+        line = pending.pop()
+        queued.discard(line)
+        tick()
+        kind, index = line
+        if kind == "r":
+            cells = grid[index]
+            new = _line_solve(puzzle.rows[index], cells)
+            if new is None:
+                return False
+            for j, value in enumerate(new):
+                if value != cells[j]:
+                    cells[j] = value
+                    if ("c", j) not in queued:
+                        queued.add(("c", j))
+                        pending.append(("c", j))
+        else:
+            cells = [row[index] for row in grid]
+            new = _line_solve(puzzle.columns[index], cells)
+            if new is None:
+                return False
+            for i, value in enumerate(new):
+                if value != cells[i]:
+                    grid[i][index] = value
+                    if ("r", i) not in queued:
+                        queued.add(("r", i))
+                        pending.append(("r", i))
+    return True
+
+
+def count_solutions(puzzle, limit: int = 2, time_limit: float = 10.0):
+    """Count the grids that satisfy the clues, exactly, up to ``limit``.
+
+    A line solver (every row and column reduced to the cells all its placements
+    consistent with the known cells agree on, repeated until nothing changes)
+    with backtracking on an undecided cell.  Returns ``(count, status, grids)``:
+    status ``"exact"`` (the search finished: ``count`` is the number of
+    answers, all in ``grids``), ``"limit"`` (it stopped at ``limit`` answers:
+    there are at least that many) or ``"time_limit"`` (out of time: ``count``
+    is a lower bound).  ``grids`` are tuples of '#'/'.' strings like
+    :func:`solve`'s.  ``count_solutions(p)[0] == 1`` with status "exact" means
+    the puzzle has a unique answer.
+    """
+    import time
+
+    puzzle = parse(puzzle)
+    if isinstance(limit, bool) or not isinstance(limit, int) or limit < 1:
+        raise ValueError(f"limit must be a positive integer, got {limit!r}")
+    deadline = time.perf_counter() + float(time_limit)
+    calls = [0]
+
+    def tick():
+        calls[0] += 1
+        if calls[0] % 32 == 0 and time.perf_counter() > deadline:
+            raise _OutOfTime
+
+    height, width = puzzle.height, puzzle.width
+    found = []
+    # depth-first search: each entry a grid and the lines to propagate in it
+    stack = [([[-1] * width for _ in range(height)], range(height), range(width))]
+    try:
+        while stack:
+            grid, rows, columns = stack.pop()
+            if not _propagate(puzzle, grid, rows, columns, tick):
+                continue
+            cell = next(((i, j) for i in range(height) for j in range(width) if grid[i][j] == -1), None)
+            if cell is None:
+                found.append(tuple("".join(BLACK if c else WHITE for c in row) for row in grid))
+                if len(found) >= limit:
+                    return len(found), "limit", found
+                continue
+            i, j = cell
+            for value in (0, 1):  # black is tried first: popped last-in first-out
+                branch = [row[:] for row in grid]
+                branch[i][j] = value
+                stack.append((branch, (i,), (j,)))
+    except _OutOfTime:
+        return len(found), "time_limit", found
+    return len(found), "exact", found
 
 
 # -- the model -----------------------------------------------------------------

@@ -22,26 +22,36 @@ from .kernel import apply_flip, flip_delta, init_state, rng_uniform
 
 
 @njit(cache=True)
-def anneal_replica(rep, m, states, betas, rng, target, FC, LHS, SCRATCH, best_states, best_energies, flips, hit):
-    """Anneal replica ``rep`` from ``states[rep]`` (modified in place)."""
+def anneal_replica(rep, m, states, betas, lo, hi, rng, target, FC, LHS, SCRATCH, energies, best_states,
+                   best_energies, flips, hit):
+    """Sweeps ``lo`` to ``hi`` of replica ``rep``'s annealing run (``lo == 0`` starts it from ``states[rep]``);
+    ``betas[k]`` is the inverse temperature of sweep ``lo + k``.
+
+    The run's state persists in the arrays between calls, so the driver can
+    read the clock between chunks of sweeps.
+    """
     x = states[rep]
     fc = FC[rep]
     lhs = LHS[rep]
     scratch = SCRATCH[rep]
     rg = rng[rep]
     n = x.shape[0]
-    for r in range(scratch.shape[0]):
-        scratch[r] = 0.0
-    energy = init_state(x, fc, lhs, m)
-    best = energy
-    for i in range(n):
-        best_states[rep, i] = x[i]
+    if lo == 0:
+        for r in range(scratch.shape[0]):
+            scratch[r] = 0.0
+        energies[rep] = init_state(x, fc, lhs, m)
+        best_energies[rep] = energies[rep]
+        for i in range(n):
+            best_states[rep, i] = x[i]
+        hit[rep] = energies[rep] <= target
+    if hit[rep]:
+        return
+    energy = energies[rep]
+    best = best_energies[rep]
     count = 0
-    reached = energy <= target
-    for s in range(betas.shape[0]):
-        if reached:
-            break
-        beta = betas[s]
+    reached = False
+    for s in range(lo, hi):
+        beta = betas[s - lo]
         for v in range(n):
             d = flip_delta(v, x, fc, lhs, scratch, m)
             if d <= 0.0 or rng_uniform(rg, 0) < math.exp(-beta * d):
@@ -51,6 +61,8 @@ def anneal_replica(rep, m, states, betas, rng, target, FC, LHS, SCRATCH, best_st
                 if energy <= target:
                     reached = True
                     break
+        if reached:
+            break
         if energy < best:
             best = energy
             for i in range(n):
@@ -59,17 +71,19 @@ def anneal_replica(rep, m, states, betas, rng, target, FC, LHS, SCRATCH, best_st
         best = energy
         for i in range(n):
             best_states[rep, i] = x[i]
+    energies[rep] = energy
     best_energies[rep] = best
     flips[rep] += count
     hit[rep] = reached
 
 
 @njit(cache=True, parallel=True)
-def anneal_round(m, states, betas, rng, target, FC, LHS, SCRATCH, best_states, best_energies, flips, hit):
-    """One annealing run for every replica, in parallel on the CPU cores."""
+def anneal_round(m, states, betas, lo, hi, rng, target, FC, LHS, SCRATCH, energies, best_states, best_energies,
+                 flips, hit):
+    """Sweeps ``lo`` to ``hi`` of every replica's annealing run, in parallel on the CPU cores."""
     for rep in prange(states.shape[0]):
-        anneal_replica(rep, m, states, betas, rng, target, FC, LHS, SCRATCH, best_states, best_energies,
-                       flips, hit)
+        anneal_replica(rep, m, states, betas, lo, hi, rng, target, FC, LHS, SCRATCH, energies, best_states,
+                       best_energies, flips, hit)
 
 
 @njit(cache=True)

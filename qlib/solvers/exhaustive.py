@@ -2,57 +2,126 @@
 
 Each step flips one variable, so a step costs one incremental delta.  This is
 the oracle the tests compare every other solver against.
+
+The enumeration runs in chunks of steps, each a short numba call: between
+chunks Python reads the clock (``time_limit``: the best state so far comes
+back with ``stop_reason="time_limit"``) and handles signals, so Ctrl-C stops
+it at once.  Each chunk starts from an energy computed afresh, so rounding
+does not pile up over 2**24 incremental steps.
 """
 
 from __future__ import annotations
 
+import time
+from dataclasses import dataclass
+
 import numpy as np
 from numba import njit
 
+from ..expr import NumericOverflowError
 from .kernel import apply_flip, flip_delta, init_state
 
 MAX_VARS = 24
+CHUNK_SECONDS = 0.02          # aim of one numba call: the clock and Ctrl-C are seen this often
+_FIRST_CHUNK = 1 << 10
+_MAX_CHUNK = 1 << 22
 
 
 @njit(cache=True)
-def _enumerate(num_vars, m, num_rows, num_terms, tol, keep):
-    x = np.zeros(num_vars, dtype=np.uint8)
-    fc = np.zeros(num_terms, dtype=np.int32)
-    lhs = np.zeros(num_rows, dtype=np.float64)
-    scratch = np.zeros(num_rows, dtype=np.float64)
+def _enumerate_chunk(start, stop, x, fc, lhs, scratch, m, tol, best, count, ground):
+    """Gray-code steps ``start .. stop-1`` from state ``x`` (the state after step ``start-1``).
+
+    Step ``i`` flips the lowest set bit of ``i``.  ``best[0]`` / ``count[0]`` (the
+    minimum energy without the offset, and how many states reach it) and
+    ``ground`` (the first of them) carry over from call to call.
+    """
+    keep = ground.shape[0]
+    num_vars = x.shape[0]
     energy = init_state(x, fc, lhs, m)
-    best = energy
-    count = 1
-    ground = np.zeros((keep, num_vars), dtype=np.uint8)
-    ground[0, :] = x
-    total = 1 << num_vars
-    for i in range(1, total):
+    b = best[0]
+    c = count[0]
+    for i in range(start, stop):
         v = 0
         while not (i >> v) & 1:
             v += 1
         energy += flip_delta(v, x, fc, lhs, scratch, m)
         apply_flip(v, x, fc, lhs, m)
-        if energy < best - tol:
-            best = energy
-            count = 1
-            ground[0, :] = x
-        elif energy <= best + tol:
-            if count < keep:
-                ground[count, :] = x
-            count += 1
-    return best, count, ground
+        if energy < b - tol:
+            b = energy
+            c = 1
+            for k in range(num_vars):
+                ground[0, k] = x[k]
+        elif energy <= b + tol:
+            if c < keep:
+                for k in range(num_vars):
+                    ground[c, k] = x[k]
+            c += 1
+    best[0] = b
+    count[0] = c
 
 
-def enumerate_minimum(compiled, max_vars: int = MAX_VARS, keep: int = 16):
-    """(minimum energy, number of minimum states, up to ``keep`` of them)."""
+@dataclass
+class Enumeration:
+    """What :func:`search` found: ``energy`` (with the offset) is the minimum over the
+    ``steps`` states enumerated, ``count`` how many of them reach it, ``ground`` up to
+    ``keep`` of them; ``complete`` says whether every state was enumerated."""
+
+    energy: float
+    count: int
+    ground: np.ndarray
+    steps: int
+    total: int
+    complete: bool
+
+
+def search(compiled, max_vars: int = MAX_VARS, keep: int = 16, time_limit: float | None = None) -> Enumeration:
+    """Enumerate the states of ``compiled`` in Gray-code order, within ``time_limit`` seconds.
+
+    Without a time limit (None) every state is visited.  With one, the search
+    stops at the first chunk boundary after the limit (chunks last about
+    ``CHUNK_SECONDS``) and reports the best state among those visited.
+    """
+    start_clock = time.perf_counter()
     n = compiled.num_vars
     if n > max_vars:
         raise ValueError(
             f"the exhaustive solver enumerates 2**n states and accepts at most {max_vars} "
             f"variables; this model has {n}. Use backend='cpu' instead."
         )
+    m = compiled.kernel_arrays()
     scale = max(1.0, float(np.abs(compiled.term_coef).sum()) + float(compiled.row_weight.sum()))
-    best, count, ground = _enumerate(
-        n, compiled.kernel_arrays(), compiled.num_rows, compiled.num_terms, 1e-9 * scale, keep
-    )
-    return best + compiled.offset, int(count), ground[: min(count, keep)].copy()
+    tol = 1e-9 * scale
+    x = np.zeros(n, dtype=np.uint8)
+    fc = np.zeros(compiled.num_terms, dtype=np.int32)
+    lhs = np.zeros(compiled.num_rows, dtype=np.float64)
+    scratch = np.zeros(compiled.num_rows, dtype=np.float64)
+    ground = np.zeros((keep, n), dtype=np.uint8)
+    best = np.array([init_state(x, fc, lhs, m)])
+    count = np.ones(1, dtype=np.int64)
+    total = 1 << n
+    deadline = None if time_limit is None else start_clock + float(time_limit)
+    step, chunk = 1, _FIRST_CHUNK
+    while step < total:
+        now = time.perf_counter()
+        if deadline is not None and now >= deadline:
+            break
+        stop = min(total, step + chunk)
+        _enumerate_chunk(step, stop, x, fc, lhs, scratch, m, tol, best, count, ground)
+        elapsed = time.perf_counter() - now
+        done, step = stop - step, stop
+        # size the next chunk to last about CHUNK_SECONDS, and not much past the deadline
+        aim = CHUNK_SECONDS if deadline is None else min(CHUNK_SECONDS, max(deadline - time.perf_counter(), 1e-3))
+        rate = done / max(elapsed, 1e-6)
+        chunk = int(min(_MAX_CHUNK, max(64, rate * aim)))
+    energy = float(best[0]) + compiled.offset
+    if not np.isfinite(energy):
+        raise NumericOverflowError(f"the minimum energy found is {energy}: the model's energies overflow float64")
+    c = int(count[0])
+    return Enumeration(energy=energy, count=c, ground=ground[: min(c, keep)].copy(), steps=step,
+                       total=total, complete=step >= total)
+
+
+def enumerate_minimum(compiled, max_vars: int = MAX_VARS, keep: int = 16):
+    """(minimum energy, number of minimum states, up to ``keep`` of them), visiting every state."""
+    found = search(compiled, max_vars=max_vars, keep=keep)
+    return found.energy, found.count, found.ground

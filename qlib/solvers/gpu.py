@@ -71,23 +71,28 @@ def _to_host(array) -> np.ndarray:
     return array.copy_to_host()
 
 
-def gpu_round(m, states, betas, rng, target, FC, LHS, SCRATCH, best_states, best_energies, flips, hit,
-              threads_per_block=128):
-    """One annealing round on the device; same signature as the CPU ``anneal_round``."""
+def gpu_round(m, states, betas, lo, hi, rng, target, FC, LHS, SCRATCH, energies, best_states, best_energies,
+              flips, hit, threads_per_block=128):
+    """Sweeps ``lo`` to ``hi`` on the device; same signature as the CPU ``anneal_round``.
+
+    The arrays the kernel writes are copied back by name, so the host keeps the
+    run's state between chunks of sweeps.
+    """
     kernel = _kernel()
-    host_out = (states, rng, best_states, best_energies, flips, hit)
-    if device_kind() == "simulator":
-        dev = list(m) + [states, betas, rng, target, FC, LHS, SCRATCH, best_states, best_energies, flips, hit]
-    else:
-        dev = [_to_device(a) for a in m] + [_to_device(a) for a in (states, betas, rng)] + [target] + \
-              [_to_device(a) for a in (FC, LHS, SCRATCH, best_states, best_energies, flips, hit)]
+    written = dict(states=states, rng=rng, FC=FC, LHS=LHS, SCRATCH=SCRATCH, energies=energies,
+                   best_states=best_states, best_energies=best_energies, flips=flips, hit=hit)
+    simulated = device_kind() == "simulator"
+    move = (lambda a: a) if simulated else _to_device
+    dev_m = tuple(move(a) for a in m)
+    dev = {name: move(a) for name, a in written.items()}
     blocks = (states.shape[0] + threads_per_block - 1) // threads_per_block
     with np.errstate(over="ignore"):  # the simulator runs the generator's wrapping uint64 product in NumPy
-        kernel[blocks, threads_per_block](*dev)
-    if device_kind() != "simulator":
-        positions = (15, 17, 22, 23, 24, 25)  # states, rng, best_states, best_energies, flips, hit
-        for host, pos in zip(host_out, positions):
-            host[...] = _to_host(dev[pos])
+        kernel[blocks, threads_per_block](*dev_m, dev["states"], move(betas), lo, hi, dev["rng"], target, dev["FC"],
+                                          dev["LHS"], dev["SCRATCH"], dev["energies"], dev["best_states"],
+                                          dev["best_energies"], dev["flips"], dev["hit"])
+    if not simulated:
+        for name, host in written.items():
+            host[...] = _to_host(dev[name])
 
 
 def solve_gpu(compiled, *, seed, time_limit, target_energy, initial_state, num_replicas=1024,

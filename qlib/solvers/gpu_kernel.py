@@ -40,12 +40,13 @@ anneal_replica_device = _DEVICE["anneal_replica"]
 def anneal_kernel(term_ptr, term_vars, term_negs, term_coef, term_row,
                   var_term_ptr, var_terms, var_term_negs, var_row_ptr, var_rows,
                   row_const, row_weight, row_iv_ptr, row_iv_lo, row_iv_hi,
-                  states, betas, rng, target, FC, LHS, SCRATCH, best_states, best_energies, flips, hit):
+                  states, betas, lo, hi, rng, target, FC, LHS, SCRATCH, energies, best_states, best_energies,
+                  flips, hit):
     """One replica per thread: ``anneal_replica`` on replica ``cuda.grid(1)``."""
     rep = cuda.grid(1)
     if rep < states.shape[0]:
         m = (term_ptr, term_vars, term_negs, term_coef, term_row,
              var_term_ptr, var_terms, var_term_negs, var_row_ptr, var_rows,
              row_const, row_weight, row_iv_ptr, row_iv_lo, row_iv_hi)
-        anneal_replica_device(rep, m, states, betas, rng, target, FC, LHS, SCRATCH, best_states,
-                              best_energies, flips, hit)
+        anneal_replica_device(rep, m, states, betas, lo, hi, rng, target, FC, LHS, SCRATCH, energies,
+                              best_states, best_energies, flips, hit)

@@ -11,14 +11,22 @@ split the state into loops, accept a loop that satisfies every clue on its own,
 otherwise forbid every loop found and solve again, warm-started from the last
 state.
 
-``form="cells"`` is a second formulation: one variable per cell, 1 inside the
-loop and 0 outside (the border's outside is 0).  An edge is drawn where its two
-cells differ (``a + b - 2ab``), so lattice-point degrees are even by
-construction; a penalty on every 2x2 checkerboard rules out degree 4.  Its
-energy-0 states are again unions of disjoint loops, and the same outer
-iteration removes the extra ones, but here a single flip can merge two loops
-or split one (turning a cell between them inside or outside), which the edge
-form needs several flips and several violated rules for.
+``form="cells"``, the default, is a second formulation: one variable per
+cell, 1 inside the loop and 0 outside (the border's outside is 0).  An edge is
+drawn where its two cells differ (``a + b - 2ab``), so lattice-point degrees
+are even by construction; a penalty on every 2x2 checkerboard rules out
+degree 4.  A single flip can merge two loops or split one, which the edge form
+needs several flips and several violated rules for.  Before the search a
+presolve (:mod:`.presolve`) decides what the rules alone decide and joins the
+cells known to lie on the same or opposite sides into classes, one variable
+each.  The default method is lazy: one focused search in which each closed
+loop met is accepted or forbidden at once (:mod:`.separation`).
+
+Modules: :mod:`.board` (the board and its formats), :mod:`.formulation`
+(models, and one :class:`~.formulation.Formulation` object per form),
+:mod:`.presolve`, :mod:`.separation` (lazy loop cuts), :mod:`.solve` (the
+methods and ``check``), :mod:`.exact` (the SAT reference solver) and
+:mod:`.display`.
 
 The verbs match the other puzzle modules: :func:`parse`, :func:`build_model`,
 :func:`solve`, :func:`decode`, :func:`check`, :func:`render_text`, :func:`draw`.
@@ -27,14 +35,17 @@ Edges also have a flat index (all ``h`` row-major, then all ``v``); see
 """
 
 from ..loops import loop_satisfies_clues, split_loops
-from .board import CLUE_CHARS, Board, SlitherlinkError, parse
+from .board import CLUE_CHARS, Board, SlitherlinkError, SlitherlinkFileNotFoundError, parse, parse_text, parse_url
 from .display import draw, render_text
 from .formulation import (FORMS, SOLVE_FORMS, SlitherlinkModel, build_model, decode, forbid_loop,
                           model_sizes)
-from .solve import METHODS, SlitherlinkResult, check, is_solution, loop_cuts, solve
+from .formulation import FORMULATIONS
+from .presolve import presolve
+from .solve import METHODS, SlitherlinkResult, check, is_solution, loop_cuts, solve, warmup
 
 __all__ = [
     "Board", "SlitherlinkError", "SlitherlinkModel", "SlitherlinkResult", "METHODS", "FORMS", "SOLVE_FORMS",
     "parse", "build_model", "model_sizes", "forbid_loop", "solve", "decode", "check",
     "is_solution", "render_text", "draw", "split_loops", "loop_satisfies_clues", "loop_cuts",
+    "parse_text", "parse_url", "SlitherlinkFileNotFoundError", "CLUE_CHARS", "FORMULATIONS", "presolve", "warmup",
 ]

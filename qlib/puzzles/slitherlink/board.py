@@ -1,8 +1,17 @@
-"""Slitherlink boards: the :class:`Board` type and the text formats :func:`parse` reads."""
+"""Slitherlink boards: the :class:`Board` type and the formats it is read from and written to.
+
+:func:`parse` reads a file (a :class:`pathlib.Path` or a file name) or a
+puzz.link URL; :func:`parse_text` reads the text of a board; :func:`parse_url`
+a puzz.link / pzprjs URL (``https://puzz.link/p?slither/COLS/ROWS/BODY``), which
+:meth:`Board.to_url` writes.  Every error is a :class:`SlitherlinkError` whose
+message reads ``NAME, line N, column M: what was found and what was expected``
+(a file that cannot be opened at all: ``NAME: why``).
+"""
 
 from __future__ import annotations
 
 import os
+import re
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -16,6 +25,10 @@ CLUE_CHARS = ".0123"
 # -----------------------------------------------------------------------------
 class SlitherlinkError(ValueError):
     """A puzzle text that cannot be read; the message names the place and what was expected."""
+
+
+class SlitherlinkFileNotFoundError(SlitherlinkError, FileNotFoundError):
+    """No file at the path given: a :class:`SlitherlinkError` that is also a :class:`FileNotFoundError`."""
 
 
 @dataclass(frozen=True)
@@ -60,6 +73,21 @@ class Board:
         """The board in the one-row-per-line format ('.' for no clue)."""
         return "\n".join("".join("." if c is None else str(c) for c in row) for row in self.clues) + "\n"
 
+    def to_url(self) -> str:
+        """The board as a puzz.link URL, ``https://puzz.link/p?slither/COLS/ROWS/BODY``.
+
+        The body is pzprjs's encoding of Slitherlink clues, cell by cell row-major from
+        the top left: ``0``-``4`` a clue; ``5``-``9`` a clue (minus 5) and one blank;
+        ``a``-``e`` a clue (minus 10) and two blanks; ``g``-``z`` 1 to 20 blanks.  It is
+        the string pzprjs itself writes, so that URLs compare equal.
+        """
+        return f"https://puzz.link/p?slither/{self.cols}/{self.rows}/{_encode_body(self)}"
+
+    @classmethod
+    def from_url(cls, url: str) -> "Board":
+        """The board of a puzz.link / pzprjs Slitherlink URL (see :func:`parse_url`)."""
+        return parse_url(url)
+
     def __str__(self):
         from .display import render_text
 
@@ -74,48 +102,125 @@ _FOUR = ("a clue 4 is not accepted: it asks for all four sides of the cell, whic
          "loop on their own, so no single loop can pass through any other cell")
 
 
-def _read(source) -> tuple[str, list[str]]:
-    """(name for messages, lines) of a path, a text or a list of lines."""
+# Lines end at "\n", "\r\n" or "\r" only: str.splitlines() also splits at form feeds,
+# U+2028 and other characters, and its line numbers would then disagree with editors'.
+_NEWLINE = re.compile(r"\r\n|\r|\n")
+_SPACE = " \t"
+_URL_STARTS = ("http://", "https://", "puzz.link/", "pzv.jp/")
+
+
+def _lines(text: str) -> list[str]:
+    lines = _NEWLINE.split(text)
+    if lines and lines[-1] == "":
+        lines.pop()  # the newline that ends the last line
+    return lines
+
+
+def _decode(data: bytes, name: str, error=None) -> str:
+    """The UTF-8 text of ``data`` (a leading byte-order mark dropped); a byte that is not
+    UTF-8 raises ``error`` (default :class:`SlitherlinkError`) naming its line and column."""
+    error = error or SlitherlinkError
+    if data.startswith(b"\xef\xbb\xbf"):
+        data = data[3:]
+    try:
+        return data.decode("utf-8")
+    except UnicodeDecodeError as bad:
+        before = _NEWLINE.split(data[:bad.start].decode("utf-8"))
+        raise error(f"{name}, line {len(before)}, column {len(before[-1]) + 1}: byte 0x{data[bad.start]:02x} "
+                    f"is not UTF-8: expected a UTF-8 text file") from None
+
+
+def _read_bytes(path, error=None, not_found=None) -> bytes:
+    """The bytes of the file at ``path``; a missing file, a directory or another OS
+    error raises ``error`` naming the file (``not_found`` for a missing one)."""
+    error = error or SlitherlinkError
+    not_found = not_found or SlitherlinkFileNotFoundError
+    name = os.fspath(path)
+    if len(name) > 80:
+        name = name[:77] + "..."
+    try:
+        with open(path, "rb") as handle:
+            return handle.read()
+    except FileNotFoundError:
+        raise not_found(f"{name}: no such file: expected the path of a puzzle file") from None
+    except IsADirectoryError:
+        raise error(f"{name}: is a directory: expected the path of a puzzle file") from None
+    except OSError as err:
+        hint = (" (the text of a puzzle goes to parse_text(), not parse())"
+                if getattr(err, "errno", None) == 36 else "")  # ENAMETOOLONG
+        raise error(f"{name}: cannot be read ({err.strerror or err}): expected the path of a "
+                    f"readable puzzle file{hint}") from None
+    except ValueError as err:  # e.g. an embedded NUL character in the name
+        raise error(f"{name!r}: not a usable file name ({err}): expected the path of a puzzle file") from None
+
+
+def _is_url(text: str) -> bool:
+    return text.strip(_SPACE).lower().startswith(_URL_STARTS)
+
+
+def parse(source) -> Board:
+    """Read a board from a file, a puzz.link URL, a list of row strings, or a :class:`Board`.
+
+    ``source`` is a :class:`pathlib.Path` or a file name (str), a str starting with
+    ``http://``, ``https://`` or ``puzz.link/`` (read by :func:`parse_url`), a list of
+    row strings, or a Board (returned unchanged).  A str is never guessed to be a text:
+    use :func:`parse_text` for the text of a board; only a str that holds a line break
+    (which no file name does) or is empty is still read as a text, for older callers.
+
+    Row format: one line per row, '.' for no clue, digits 0-3 for clues
+    (blank lines are skipped).  Lattice format, as drawn by :func:`render_text`
+    and the tutorial: rows of ``+   +   +`` alternating with rows holding each
+    clue centred in its 4-character cell; drawn edges (``---``, ``|``) are
+    ignored.  A file may also hold a single puzz.link URL.  Files are UTF-8 (a
+    byte-order mark is skipped).  Errors raise :class:`SlitherlinkError`, whose
+    message names the file (``<text>``, ``<url>``), the line and the column; a
+    missing file raises :class:`SlitherlinkFileNotFoundError` (also a FileNotFoundError).
+    """
+    if isinstance(source, Board):
+        return source
     if isinstance(source, os.PathLike):
-        path = Path(source)
-        return str(path), path.read_text().splitlines()
+        return _parse_file(source)
     if isinstance(source, str):
-        if "\n" not in source and "\r" not in source and source.strip():
-            path = Path(source)
-            if path.is_file():
-                return str(path), path.read_text().splitlines()
-            if "/" in source or os.sep in source or source.endswith(".txt"):
-                raise FileNotFoundError(f"no such puzzle file: {source!r}")
-        return "<text>", source.splitlines()
+        if source == "" or "\n" in source or "\r" in source:
+            return parse_text(source)
+        if _is_url(source):
+            return parse_url(source)
+        return _parse_file(source)
     if isinstance(source, (list, tuple)):
         lines = []
         for k, item in enumerate(source):
             if not isinstance(item, str):
                 raise TypeError(f"a board as a list must hold strings; item {k} is {type(item).__name__}")
             lines.append(item.rstrip("\r\n"))
-        return "<text>", lines
-    raise TypeError(f"parse() takes a path, the text of a puzzle or a list of row strings, "
-                    f"got {type(source).__name__}")
+        return _parse_lines("<text>", lines)
+    raise TypeError(f"parse() takes a path, a puzz.link URL, a list of row strings or a Board, "
+                    f"got {type(source).__name__} (the text of a board goes to parse_text())")
 
 
-def parse(source) -> Board:
-    """Read a board from a path, a text, a list of row strings, or a lattice drawing.
+def _parse_file(path) -> Board:
+    name = os.fspath(path)
+    return _parse_lines(name, _lines(_decode(_read_bytes(path), name)))
 
-    Row format: one line per row, '.' for no clue, digits 0-3 for clues
-    (blank lines are skipped).  Lattice format, as drawn by :func:`render_text`
-    and the tutorial: rows of ``+   +   +`` alternating with rows holding each
-    clue centred in its 4-character cell; drawn edges (``---``, ``|``) are
-    ignored.  A :class:`Board` is returned unchanged.  Errors raise
-    :class:`SlitherlinkError` naming the file (or ``<text>``), line and column.
+
+def parse_text(text: str, name: str = "<text>") -> Board:
+    """Read a board from the text of a puzzle file (see :func:`parse` for the formats).
+
+    ``name`` stands for the text in error messages.  A leading byte-order mark is skipped.
     """
-    if isinstance(source, Board):
-        return source
-    name, lines = _read(source)
-    numbered = [(k + 1, line.rstrip()) for k, line in enumerate(lines)]
-    content = [(n, line) for n, line in numbered if line.strip()]
+    if not isinstance(text, str):
+        raise TypeError(f"parse_text() takes a str, got {type(text).__name__}")
+    return _parse_lines(name, _lines(text.removeprefix("\ufeff")))
+
+
+def _parse_lines(name: str, lines: list[str]) -> Board:
+    numbered = [(k + 1, line.rstrip(_SPACE)) for k, line in enumerate(lines)]
+    content = [(n, line) for n, line in numbered if line.strip(_SPACE)]
     if not content:
         _fail(name, 1, 1, "empty input: expected rows of clues ('.' or 0-3), one row per line")
-    if content[0][1].lstrip().startswith("+"):
+    if len(content) == 1 and _is_url(content[0][1]):
+        lineno, line = content[0]
+        return _parse_url(line, name, lineno)
+    if content[0][1].lstrip(_SPACE).startswith("+"):
         return _parse_lattice(name, numbered, content)
     return _parse_rows(name, content)
 
@@ -124,8 +229,8 @@ def _parse_rows(name, content) -> Board:
     rows = []
     first_line = None
     for lineno, line in content:
-        indent = len(line) - len(line.lstrip())
-        body = line.strip()
+        indent = len(line) - len(line.lstrip(_SPACE))
+        body = line.strip(_SPACE)
         row = []
         for k, ch in enumerate(body):
             col = indent + k + 1
@@ -152,7 +257,7 @@ def _parse_rows(name, content) -> Board:
 def _parse_lattice(name, numbered, content) -> Board:
     first, last = content[0][0], content[-1][0]
     block = [(n, line) for n, line in numbered if first <= n <= last]
-    indent = min(len(line) - len(line.lstrip()) for _, line in content)
+    indent = min(len(line) - len(line.lstrip(_SPACE)) for _, line in content)
     block = [(n, line[indent:]) for n, line in block]
 
     def fail(n, k, message):
@@ -214,3 +319,128 @@ def _parse_lattice(name, numbered, content) -> Board:
     if len(block) < 3:
         _fail(name, n0 + 1, indent + 1, "expected a row of cells after the first lattice row")
     return Board(tuple(clues))
+
+
+# -----------------------------------------------------------------------------
+# puzz.link / pzprjs URLs
+# -----------------------------------------------------------------------------
+_MAX_SIDE = 999
+_BLANK_RUN = "ghijklmnopqrstuvwxyz"  # 1 to 20 cells without a clue
+
+
+def parse_url(url: str, name: str = "<url>") -> Board:
+    """The board of a puzz.link / pzprjs Slitherlink URL.
+
+    Read: ``https://puzz.link/p?slither/COLS/ROWS/BODY`` (columns first; cells
+    row-major from the top left), also ``http://``, no scheme (``puzz.link/p?...``),
+    ``https://pzv.jp/p.html?slither/...``, the editor's ``p?slither_edit/...`` and a
+    leading ``v:`` segment before the sizes.  BODY characters: ``0``-``4`` a clue;
+    ``5``-``9`` the clue c-5 and one blank; ``a``-``e`` the clue c-10 and two
+    blanks; ``g``-``z`` 1 to 20 blanks.  A clue 4 and the unknown clue ``.``
+    ("?") are not accepted.  Errors raise :class:`SlitherlinkError` naming
+    ``name``, line 1 and the column in the URL.
+    """
+    if not isinstance(url, str):
+        raise TypeError(f"parse_url() takes a str, got {type(url).__name__}")
+    if "\n" in url or "\r" in url:
+        _fail(name, 1, 1, "a URL is one line: expected https://puzz.link/p?slither/COLS/ROWS/BODY")
+    return _parse_url(url, name, 1)
+
+
+def _parse_url(line: str, name: str, lineno: int) -> Board:
+    lead = len(line) - len(line.lstrip(_SPACE))
+    url = line.strip(_SPACE)
+
+    def fail(position: int, message: str):
+        _fail(name, lineno, lead + position + 1, message)
+
+    form = "expected a Slitherlink URL such as https://puzz.link/p?slither/COLS/ROWS/BODY"
+    query = url.find("?")
+    if query < 0:
+        fail(len(url), f"no '?' in the URL: {form}")
+    # the segments after '?', each with its position in the URL
+    segments, position = [], query + 1
+    for part in url[query + 1:].split("/"):
+        segments.append((position, part))
+        position += len(part) + 1
+    at, kind = segments.pop(0)
+    if kind not in ("slither", "slither_edit"):
+        fail(at, f"the URL is for the puzzle type {kind!r}: {form}")
+    while segments and ":" in segments[0][1]:
+        segments.pop(0)  # a variant or option segment such as 'v:'
+    sizes = []
+    for what in ("the number of columns", "the number of rows"):
+        if not segments:
+            fail(len(url), f"the URL ends early: expected {what} (COLS/ROWS/BODY after 'slither/')")
+        at, text = segments.pop(0)
+        if not text or not text.isascii() or not text.isdigit():
+            fail(at, f"expected {what} (a whole number), found {text!r}")
+        value = int(text) if len(text) <= 6 else _MAX_SIDE + 1
+        if not 1 <= value <= _MAX_SIDE:
+            fail(at, f"expected {what} between 1 and {_MAX_SIDE}, found {text}")
+        sizes.append(value)
+    cols, rows = sizes
+    if not segments:
+        fail(len(url), "the URL ends early: expected the body (the clues) after the sizes")
+    at, body = segments.pop(0)
+    for extra_at, extra in segments:
+        if extra:
+            fail(extra_at - 1, f"unexpected '/{extra}' after the body: expected the end of the URL")
+    count = rows * cols
+    cells: list = [None] * count
+    cell = 0
+    for k, ch in enumerate(body):
+        if cell >= count:
+            fail(at + k, f"unexpected {ch!r} after the last of the {count} cells: expected the end of the URL")
+        if "0" <= ch <= "4":
+            clue, skip = ord(ch) - ord("0"), 0
+        elif "5" <= ch <= "9":
+            clue, skip = ord(ch) - ord("5"), 1
+        elif "a" <= ch <= "e":
+            clue, skip = ord(ch) - ord("a"), 2
+        elif ch in _BLANK_RUN:
+            clue, skip = None, _BLANK_RUN.index(ch)
+        elif ch == ".":
+            fail(at + k, "the clue '?' (an unknown number, '.' in the URL) is not supported by qlib: "
+                         "expected a clue 0-3 or a run of blanks")
+        else:
+            fail(at + k, f"unexpected character {ch!r}: expected a clue 0-4, 5-9 or a-e (a clue followed "
+                         f"by blanks) or g-z (1 to 20 blanks)")
+        if clue == 4:
+            fail(at + k, _FOUR)
+        cells[cell] = clue
+        cell += 1 + skip
+    if cell < count:
+        fail(at + len(body), f"the body ends after {cell} of the {rows}x{cols} = {count} cells: "
+                             f"expected more clues or blanks (is the URL cut short?)")
+    return Board(tuple(tuple(cells[i * cols:(i + 1) * cols]) for i in range(rows)))
+
+
+def _encode_body(board: Board) -> str:
+    """pzprjs's ``encode4Cell``: the same string puzz.link writes for these clues."""
+    flat = [c for row in board.clues for c in row]
+    n = len(flat)
+    out, blanks, cell = [], 0, 0
+    while cell < n:
+        clue = flat[cell]
+        piece = ""
+        if clue is not None:
+            if cell + 1 < n and flat[cell + 1] is not None:
+                piece = str(clue)
+            elif cell + 2 < n and flat[cell + 2] is not None:
+                piece = str(5 + clue)
+                cell += 1
+            else:
+                piece = "abcd"[clue]
+                cell += 2
+        else:
+            blanks += 1
+        if blanks == 0:
+            out.append(piece)
+        elif piece or blanks == 20:
+            out.append(_BLANK_RUN[blanks - 1] + piece)
+            blanks = 0
+        cell += 1
+    if blanks:
+        out.append(_BLANK_RUN[blanks - 1])
+    return "".join(out)

@@ -21,7 +21,7 @@ from __future__ import annotations
 
 import hashlib
 from dataclasses import dataclass
-from functools import reduce
+from functools import lru_cache, reduce
 from operator import mul
 
 import numpy as np
@@ -43,9 +43,12 @@ class SlitherlinkModel:
     ``h`` ((R+1) x C) and ``v`` (R x (C+1)) are object arrays of variables;
     ``edges`` holds the same variables in the flat edge order of ``grid``;
     ``aux`` the degree auxiliaries ``y`` ((R+1) x (C+1)) of the QUBO form, else None.
-    In the ``cells`` form ``cells`` (R x C) holds the cell variables and
-    ``h``, ``v`` and ``edges`` hold each edge's expression in them (an
-    :class:`~qlib.Expr`, the XOR of the two cells it separates).
+    In the ``cells`` form ``cells`` (R x C) holds each cell's value as an
+    expression (a class variable, its negation, or a constant where the
+    presolve decided it), ``class_vars`` the variables, ``presolve`` the
+    :class:`~.presolve.Presolve` behind them, and ``h``, ``v`` and ``edges``
+    hold each edge's expression (an :class:`~qlib.Expr`, the XOR of the two
+    cells it separates).
     """
 
     board: Board
@@ -57,6 +60,8 @@ class SlitherlinkModel:
     form: str = "cons"
     aux: np.ndarray | None = None
     cells: np.ndarray | None = None
+    presolve: object = None
+    class_vars: np.ndarray | None = None
 
     @property
     def var_count(self) -> int:
@@ -83,23 +88,32 @@ def _clue_expr(g: Grid, edges, board: Board, i: int, j: int) -> Expr:
     return qlib.sum([edges[e] for e in g.cell_edges[i * board.cols + j]])
 
 
-def build_model(board, form: str = "cons") -> SlitherlinkModel:
+def build_model(board, form: str = "cons", *, presolve: bool = False) -> SlitherlinkModel:
     """Clue and degree constraints of ``board``.
 
-    ``form="cons"``: native constraints, ``cons(clue sum == n, label="clue (i,j)")``
-    and ``cons(deg == one_of(0, 2), label="point (i,j)")``.
+    ``form="cons"`` (also ``"hubo"`` and ``"inequality"``, which differ only in
+    how a loop is later forbidden): native constraints,
+    ``cons(clue sum == n, label="clue (i,j)")`` and
+    ``cons(deg == one_of(0, 2), label="point (i,j)")``.
     ``form="qubo"``: the pure QUBO of the source: ``(clue sum - n)**2`` per clue
     and ``(deg - 2*y[i][j])**2`` per point with one auxiliary ``y`` per point
     (what :func:`qlib.expand_cons` makes of the ``cons`` form).
     ``form="cells"``: cell variables ``c[i][j]`` (1 inside the loop), native
     clue constraints on the edges' XOR expressions, and a penalty of 1 on
     each 2x2 block coloured like a checkerboard (see the module docstring).
+    With ``presolve=True`` (cells only) the cells that :func:`.presolve.presolve`
+    puts in one parity class share one variable, and the outside's class is
+    fixed, so the model holds only what the rules leave open.
     """
     board = parse(board)
+    if form in ("hubo", "inequality"):
+        form = "cons"
     if form not in ("cons", "qubo", "cells"):
         raise ValueError(f"unknown form {form!r}; choose 'cons' (native constraints), 'qubo' or 'cells'")
+    if presolve and form != "cells":
+        raise ValueError("presolve=True builds the cell formulation; pass form='cells'")
     if form == "cells":
-        return _build_cells(board)
+        return _build_cells(board, presolve)
     g = board.grid
     h, v, edges = _edge_vars(board)
     if form == "cons":
@@ -123,39 +137,77 @@ def build_model(board, form: str = "cons") -> SlitherlinkModel:
     return SlitherlinkModel(board, model, h, v, edges, g, form, aux=y)
 
 
-def _edge_sides(board: Board) -> np.ndarray:
+def edge_sides(board: Board) -> np.ndarray:
     """The two cells beside each edge (E x 2, flat cell numbers, flat edge order); -1 is the outside."""
-    R, C = board.rows, board.cols
+    return _edge_sides(board.rows, board.cols)
+
+
+@lru_cache(maxsize=16)
+def _edge_sides(R: int, C: int) -> np.ndarray:
     number = np.full((R + 2, C + 2), -1, dtype=np.int64)
     number[1:-1, 1:-1] = np.arange(R * C).reshape(R, C)
     h = np.stack([number[:-1, 1:-1], number[1:, 1:-1]], axis=-1).reshape(-1, 2)   # above, below
     v = np.stack([number[1:-1, :-1], number[1:-1, 1:]], axis=-1).reshape(-1, 2)   # left, right
-    return np.concatenate([h, v])
+    out = np.concatenate([h, v])
+    out.flags.writeable = False
+    return out
 
 
-def _build_cells(board: Board) -> SlitherlinkModel:
+@lru_cache(maxsize=16)
+def _positive_clues(board: Board) -> np.ndarray:
+    """(i, j) of every clue 1-3 (K x 2)."""
+    return np.array([(i, j) for i, j, n in board.clue_cells if n > 0], dtype=np.int64).reshape(-1, 2)
+
+
+def _build_cells(board: Board, use_presolve: bool) -> SlitherlinkModel:
+    from .presolve import identity, presolve
+
     g = board.grid
     R, C = board.rows, board.cols
-    cells = qlib.var("c", R, C)
-    flat = cells.ravel()
+    pre = presolve(board) if use_presolve else identity(board)
+    class_vars = [qlib.var(f"c[{r // C}][{r % C}]") for r in pre.representative]
+    literal = np.empty(R * C, dtype=object)   # each cell's value: a constant, a class variable or its negation
+    for k in range(R * C):
+        cls, par = int(pre.cell_class[k]), int(pre.cell_parity[k])
+        literal[k] = Expr.constant(par) if cls < 0 else (~class_vars[cls] if par else class_vars[cls])
+    zero = Expr.constant(0)
 
     def xor(a, b) -> Expr:  # the edge between cells a and b (-1: the outside, always 0)
-        if a < 0 or b < 0:
-            return Expr.constant(0) + flat[max(a, b)]
-        return flat[a] + flat[b] - 2 * flat[a] * flat[b]
+        la = zero if a < 0 else literal[a]
+        lb = zero if b < 0 else literal[b]
+        if a >= 0 and b >= 0 and pre.cell_class[a] == pre.cell_class[b]:
+            return Expr.constant(int(pre.cell_parity[a] ^ pre.cell_parity[b]))
+        return (la + lb - 2 * la * lb).simplify_as_binary()
     edges = np.empty(g.num_edges, dtype=object)
-    edges[:] = [xor(a, b) for a, b in _edge_sides(board)]
-    items = [qlib.cons(qlib.sum([edges[e] for e in g.cell_edges[i * C + j]]) == n, label=f"clue ({i},{j})")
-             for i, j, n in board.clue_cells]
+    edges[:] = [xor(a, b) for a, b in edge_sides(board)]
+    items = []
+    for i, j, n in board.clue_cells:
+        lhs = qlib.sum([edges[e] for e in g.cell_edges[i * C + j]])
+        if lhs.degree == 0:   # decided by the presolve (broken only when it proved the board infeasible)
+            if lhs.constant_term != n and pre.status == "open":
+                raise AssertionError(f"presolve left clue ({i},{j}) broken; this is a bug")
+            continue
+        items.append(qlib.cons(lhs == n, label=f"clue ({i},{j})"))
     objective = Expr()
+    cell = literal.reshape(R, C)
     for i in range(R - 1):
         for j in range(C - 1):
-            a, b, c, d = cells[i, j], cells[i, j + 1], cells[i + 1, j], cells[i + 1, j + 1]
-            objective = objective + a * d * ~b * ~c + ~a * ~d * b * c
+            a, b, c, d = cell[i, j], cell[i, j + 1], cell[i + 1, j], cell[i + 1, j + 1]
+            objective = objective + a * d * _not(b) * _not(c) + _not(a) * _not(d) * b * c
+    objective = objective.simplify_as_binary()
     nh = (R + 1) * C
     h = edges[:nh].reshape(R + 1, C)
     v = edges[nh:].reshape(R, C + 1)
-    return SlitherlinkModel(board, Model(objective, items), h, v, edges, g, "cells", cells=cells)
+    return SlitherlinkModel(board, Model(objective, items), h, v, edges, g, "cells", cells=cell,
+                            presolve=pre, class_vars=np.array(class_vars + [None], dtype=object)[:-1])
+
+
+def _not(literal: Expr) -> Expr:
+    """The negation of a literal or a constant, as a native literal (a positive term stays positive)."""
+    (term, coef), = literal.terms.items() if literal.terms else (((), 0),)
+    if not term:
+        return Expr.constant(1 - coef)
+    return Expr({(term[0] ^ 1,): 1})
 
 
 def _inside_cells(board: Board, loop) -> np.ndarray:
@@ -168,6 +220,36 @@ def _inside_cells(board: Board, loop) -> np.ndarray:
     return (np.cumsum(vertical, axis=1) % 2).astype(bool).ravel()
 
 
+def _loop_regions(sm: SlitherlinkModel, loop):
+    """The cell values that draw ``loop``: [(cells, values)] for the region it encloses and, for a
+    loop off the border, the reverse (a hole).  Only the cells along the loop are listed."""
+    inside = _inside_cells(sm.board, loop)
+    along = edge_sides(sm.board)[np.asarray(loop, dtype=np.int64)].ravel()
+    cells = np.unique(along[along >= 0])
+    values = inside[cells].astype(np.int64)
+    out = [(cells, values)]
+    if not (along < 0).any():
+        out.append((cells, 1 - values))
+    return out
+
+
+def _region_literals(sm: SlitherlinkModel, cells, values):
+    """``cells`` taking ``values`` as literals of the class variables: (class, negated) pairs,
+    or None when a fixed cell or two cells of one class make it impossible."""
+    pre = sm.presolve
+    wanted = {}
+    for k, val in zip(cells.tolist(), values.tolist()):
+        cls, par = int(pre.cell_class[k]), int(pre.cell_parity[k])
+        if cls < 0:
+            if par != val:
+                return None
+            continue
+        var_value = val ^ par
+        if wanted.setdefault(cls, var_value) != var_value:
+            return None
+    return [(cls, 1 - value) for cls, value in sorted(wanted.items())]
+
+
 def _forbid_cells(sm: SlitherlinkModel, loop) -> Expr:
     """Products of cell literals that are 1 exactly when ``loop`` bounds a region.
 
@@ -175,14 +257,16 @@ def _forbid_cells(sm: SlitherlinkModel, loop) -> Expr:
     (the loop encloses an inside region), or the reverse (it encloses a hole);
     a loop along the border can only do the first.
     """
-    inside = _inside_cells(sm.board, loop)
-    along = _edge_sides(sm.board)[np.asarray(loop, dtype=np.int64)].ravel()
-    flat = sm.cells.ravel()
-    literals = [(flat[k], bool(inside[k])) for k in np.unique(along[along >= 0])]
-    region = reduce(mul, [x if ins else ~x for x, ins in literals], Expr.constant(1))
-    if (along < 0).any():  # along the border
-        return region
-    return region + reduce(mul, [~x if ins else x for x, ins in literals], Expr.constant(1))
+    total = Expr()
+    for cells, values in _loop_regions(sm, loop):
+        lits = _region_literals(sm, cells, values)
+        if lits is None:
+            continue
+        term = Expr.constant(1)
+        for cls, neg in lits:
+            term = term * (~sm.class_vars[cls] if neg else sm.class_vars[cls])
+        total = total + term
+    return total
 
 
 def model_sizes(board) -> dict:
@@ -220,19 +304,19 @@ def _loop_tag(loop) -> str:
     return hashlib.sha1(data.encode()).hexdigest()[:10]
 
 
-def forbid_loop(sm: SlitherlinkModel, loop, form: str = "hubo", *, label: str | None = None):
+def forbid_loop(sm: SlitherlinkModel, loop, form: str | None = None, *, label: str | None = None):
     """What to add to a model so that the state containing all of ``loop`` costs 1 more.
+
+    ``form`` (default: the one ``sm`` was built for; "hubo" for the edge model):
 
     * ``"hubo"``: the product of the loop's edge variables (an :class:`~qlib.Expr`
       with one term of degree ``len(loop)``);
     * ``"inequality"``: ``cons(sum(x_e) <= len(loop) - 1)`` (a native constraint);
     * ``"qubo"``: that inequality expanded by :func:`qlib.expand_cons` to a
       squared penalty with binary slack variables (an Expr of degree 2); the
-      slack variables get labels unique to this loop.
-
+      slack variables get labels unique to this loop;
     * ``"cells"`` (for a model of ``build_model(board, "cells")``): products of
-      cell literals, 1 when the loop bounds an inside region or a hole
-      (:func:`_forbid_cells`).
+      cell literals, 1 when the loop bounds an inside region or a hole.
 
     All are 0 unless every edge of the loop is selected, and then 1 (for
     the qubo form: 1 at the best slack values; for the cells form: in every
@@ -246,11 +330,17 @@ def forbid_loop(sm: SlitherlinkModel, loop, form: str = "hubo", *, label: str | 
     bad = [e for e in loop if not 0 <= e < sm.grid.num_edges]
     if bad:
         raise ValueError(f"edge indices {bad[:5]} are outside 0..{sm.grid.num_edges - 1}")
+    if form is None:
+        form = "cells" if sm.form == "cells" else "qubo" if sm.form == "qubo" else "hubo"
+    if form not in FORMULATIONS:
+        raise ValueError(f"unknown form {form!r}; choose one of {', '.join(SOLVE_FORMS)}")
     if (form == "cells") != (sm.form == "cells"):
         raise ValueError(f"form {form!r} does not fit a model built in the {sm.form!r} form; "
                          "a cells model takes form='cells' and only it")
-    if form == "cells":
-        return _forbid_cells(sm, loop)
+    return FORMULATIONS[form].forbid(sm, loop, label=label)
+
+
+def _forbid_edges(sm: SlitherlinkModel, loop, form: str, label):
     tag = _loop_tag(loop)
     label = label or f"loop {len(loop)} edges from {sm.grid.edge_name(min(loop))} #{tag}"
     xs = [sm.edges[e] for e in loop]
@@ -259,9 +349,7 @@ def forbid_loop(sm: SlitherlinkModel, loop, form: str = "hubo", *, label: str | 
     ineq = qlib.cons(qlib.sum(xs) <= len(loop) - 1, label=label)
     if form == "inequality":
         return ineq
-    if form == "qubo":
-        return qlib.expand_cons(ineq, prefix=f"_loop_{tag}").objective  # slack labels unique to this loop
-    raise ValueError(f"unknown form {form!r}; choose one of {', '.join(SOLVE_FORMS)}")
+    return qlib.expand_cons(ineq, prefix=f"_loop_{tag}").objective  # slack labels unique to this loop
 
 
 # -----------------------------------------------------------------------------
@@ -269,18 +357,200 @@ def forbid_loop(sm: SlitherlinkModel, loop, form: str = "hubo", *, label: str | 
 # -----------------------------------------------------------------------------
 def decode(sm: SlitherlinkModel, solution) -> np.ndarray:
     """The selected-edge mask (uint8, flat edge order) of a :class:`qlib.Solution`."""
-    compiled = solution.compiled
-    if sm.form == "cells":
-        colour = np.zeros(sm.cells.size + 1, dtype=np.uint8)   # the last entry is the outside (index -1)
-        for k, x in enumerate(sm.cells.ravel()):
-            try:
-                colour[k] = solution.state[compiled.index_by_id(x.id)]
-            except KeyError:  # a cell in no clue and no 2x2 block (a board one cell wide): outside
-                pass
-        sides = _edge_sides(sm.board)
+    return formulation_of(sm).decode_state(sm, solution.compiled, solution.state)
+
+
+# -----------------------------------------------------------------------------
+# Formulations: one object per form, with one meaning each
+# -----------------------------------------------------------------------------
+class Formulation:
+    """How a form builds its model, reads edges from a state, and forbids a loop.
+
+    ``build(board)``: the :class:`SlitherlinkModel`; ``decode_state(sm,
+    compiled, state)``: the edge mask; ``forbid(sm, loop)``: what to add to the
+    model (outer iteration); ``loop_literals(sm, compiled, loop)``: the same
+    as cuts for the lazy search, lists of ``(columns, negated)``;
+    ``encode_loop(sm, compiled, loop, state)``: a state drawing just ``loop``;
+    ``separation(sm, compiled)``: the lazy search's separation function.
+    """
+
+    name = ""
+    lazy = True
+
+    def build(self, board, **options) -> SlitherlinkModel:
+        raise NotImplementedError
+
+    def decode_state(self, sm, compiled, state) -> np.ndarray:
+        raise NotImplementedError
+
+    def forbid(self, sm, loop, *, label=None):
+        raise NotImplementedError
+
+    def loop_literals(self, sm, compiled, loop, state=None) -> list:
+        raise NotImplementedError
+
+    def encode_loop(self, sm, compiled, loop, state) -> np.ndarray:
+        raise NotImplementedError
+
+    def separation(self, sm, compiled):
+        from .separation import LoopSeparation
+
+        return LoopSeparation(self, sm, compiled)
+
+
+_LAST_COLUMNS: list = [None, None, None]
+
+
+def _columns(compiled, variables) -> np.ndarray:
+    """Model columns of ``variables`` (-1 where the model has none: the variable is in no term).
+
+    The last answer is kept: a search asks the same question of the same model many times.
+    """
+    if _LAST_COLUMNS[0] is compiled and _LAST_COLUMNS[1] is variables:
+        return _LAST_COLUMNS[2]
+    out = _compute_columns(compiled, variables)
+    _LAST_COLUMNS[:] = [compiled, variables, out]
+    return out
+
+
+def _compute_columns(compiled, variables) -> np.ndarray:
+    out = np.full(len(variables), -1, dtype=np.int64)
+    for k, x in enumerate(variables):
+        try:
+            out[k] = compiled.index_by_id(x.id)
+        except KeyError:
+            pass
+    return out
+
+
+class EdgeFormulation(Formulation):
+    """The source's edge variables; ``cut`` is how a loop is forbidden ("hubo", "inequality", "qubo")."""
+
+    def __init__(self, cut: str):
+        self.name = self.cut = cut
+        self.model_form = "qubo" if cut == "qubo" else "cons"
+        self.lazy = cut != "qubo"   # product cuts would leave the pure QUBO
+
+    def build(self, board, **options):
+        return build_model(board, self.model_form, **options)
+
+    def _edge_columns(self, sm, compiled):
+        cols = _columns(compiled, sm.edges)
+        if (cols < 0).any():
+            raise ValueError(f"the solution has no value for edge {sm.edges[int(np.argmax(cols < 0))]!r}")
+        return cols
+
+    def decode_state(self, sm, compiled, state):
+        return np.asarray(state)[self._edge_columns(sm, compiled)].astype(np.uint8)
+
+    def forbid(self, sm, loop, *, label=None):
+        return _forbid_edges(sm, loop, self.cut, label)
+
+    def loop_literals(self, sm, compiled, loop, state=None):
+        cols = self._edge_columns(sm, compiled)[np.asarray(loop, dtype=np.int64)]
+        return [(cols, np.zeros(len(cols), dtype=np.int64))]
+
+    def encode_loop(self, sm, compiled, loop, state):
+        out = np.array(state, dtype=np.uint8)
+        cols = self._edge_columns(sm, compiled)
+        out[cols] = 0
+        out[cols[np.asarray(loop, dtype=np.int64)]] = 1
+        return out
+
+
+class CellFormulation(Formulation):
+    """One variable per cell (or per presolved parity class); a loop is forbidden by its region."""
+
+    name = "cells"
+
+    def __init__(self, presolve: bool = True):
+        self.use_presolve = presolve
+
+    def build(self, board, **options):
+        options.setdefault("presolve", self.use_presolve)
+        return build_model(board, "cells", **options)
+
+    def _colours(self, sm, compiled, state) -> np.ndarray:
+        cols = _columns(compiled, sm.class_vars)
+        values = np.where(cols >= 0, np.asarray(state)[np.maximum(cols, 0)], 0).astype(np.uint8)
+        pre = sm.presolve
+        return np.where(pre.cell_class < 0, pre.cell_parity,
+                        values[np.maximum(pre.cell_class, 0)] ^ pre.cell_parity).astype(np.uint8)
+
+    def decode_state(self, sm, compiled, state):
+        colour = np.append(self._colours(sm, compiled, state), np.uint8(0))   # index -1: the outside
+        sides = edge_sides(sm.board)
         return colour[sides[:, 0]] ^ colour[sides[:, 1]]
-    try:
-        pos = np.array([compiled.index_by_id(x.id) for x in sm.edges], dtype=np.int64)
-    except KeyError as missing:
-        raise ValueError(f"the solution has no value for an edge: {missing}") from None
-    return solution.state[pos].astype(np.uint8)
+
+    def forbid(self, sm, loop, *, label=None):
+        return _forbid_cells(sm, loop)
+
+    def loop_literals(self, sm, compiled, loop, state=None):
+        """Cuts for ``loop``, met in ``state``: the ring cut when it is valid, else the exact region cut.
+
+        The ring cut (with ``state``): let ``S`` be the cells the loop encloses
+        and ``N`` the cells next to ``S`` outside it.  If the loop bounds an
+        inside region, "N all outside and one cell of S inside" traps an inside
+        component in ``S``; no answer does that while a clue of 1-3 lies beyond
+        ``S`` and ``N``, for the answer's loop would never reach that clue.  If
+        the loop bounds a hole, "N all inside and one cell of S outside" traps
+        an outside component away from the border, which no single loop
+        leaves.  Either cut forbids every state that traps a component there,
+        not only this loop, as subtour cuts do for tours.
+        """
+        cols = _columns(compiled, sm.class_vars)
+        ring = self._ring(sm, compiled, loop, state) if state is not None else None
+        regions = [ring] if ring is not None else _loop_regions(sm, loop)
+        cuts = []
+        for cells, values in regions:
+            lits = _region_literals(sm, cells, values)
+            if not lits or any(cols[cls] < 0 for cls, _ in lits):
+                continue
+            cuts.append((np.array([cols[cls] for cls, _ in lits]), np.array([neg for _, neg in lits])))
+        return cuts
+
+    def _ring(self, sm, compiled, loop, state):
+        """(cells, values) of the ring cut of ``loop`` in ``state``, or None where it is not valid."""
+        board = sm.board
+        R, C = board.rows, board.cols
+        enclosed = _inside_cells(board, loop).reshape(R, C)
+        colour = self._colours(sm, compiled, state).reshape(R, C)
+        sides = edge_sides(board)[int(loop[0])]
+        inner = [k for k in sides if k >= 0 and enclosed.ravel()[k]]
+        if not inner:
+            return None
+        c = inner[0]
+        inside_type = bool(colour.ravel()[c])
+        grown = enclosed.copy()
+        grown[1:, :] |= enclosed[:-1, :]
+        grown[:-1, :] |= enclosed[1:, :]
+        grown[:, 1:] |= enclosed[:, :-1]
+        grown[:, :-1] |= enclosed[:, 1:]
+        ring = np.flatnonzero((grown & ~enclosed).ravel())
+        if inside_type:
+            clues = _positive_clues(board)
+            if grown[clues[:, 0], clues[:, 1]].all():
+                return None
+        ring_value = 0 if inside_type else 1
+        cells = np.append(ring, c)
+        values = np.append(np.full(len(ring), ring_value, dtype=np.int64), 1 - ring_value)
+        return cells, values
+
+    def encode_loop(self, sm, compiled, loop, state):
+        out = np.array(state, dtype=np.uint8)
+        inside = _inside_cells(sm.board, loop)
+        cols = _columns(compiled, sm.class_vars)
+        for cls, cell in enumerate(sm.presolve.representative):
+            if cols[cls] >= 0:
+                out[cols[cls]] = inside[cell]
+        return out
+
+
+#: Formulations by name (``solve(form=...)``).
+FORMULATIONS = {"cells": CellFormulation(), "hubo": EdgeFormulation("hubo"),
+                "inequality": EdgeFormulation("inequality"), "qubo": EdgeFormulation("qubo")}
+
+
+def formulation_of(sm: SlitherlinkModel) -> Formulation:
+    """The formulation that reads ``sm``'s states (edge forms share one reader)."""
+    return FORMULATIONS["cells"] if sm.form == "cells" else FORMULATIONS["qubo" if sm.form == "qubo" else "hubo"]

@@ -1,4 +1,4 @@
-"""Solving Slitherlink: checking a drawing, and removing multi-loop states (outer iteration or lazy cuts)."""
+"""Solving Slitherlink: checking a drawing, and removing multi-loop states (lazy cuts or the outer iteration)."""
 
 from __future__ import annotations
 
@@ -12,12 +12,11 @@ import numpy as np
 import qlib
 from qlib.constraints import Model
 from qlib.solvers.focused import LazyCuts
-from qlib.solvers.hooks import loop_hook_data
 
 from ..loops import DegreeError, Grid, loop_satisfies_clues, split_loops
 from .board import Board, parse
 from .display import render_text
-from .formulation import SOLVE_FORMS, SlitherlinkModel, build_model, decode, forbid_loop
+from .formulation import FORMULATIONS, SOLVE_FORMS, Formulation, SlitherlinkModel
 
 def check(board, h, v) -> list[str]:
     """Problems of the drawing ``(h, v)``: clue mismatches, bad degrees, not one loop.
@@ -54,22 +53,29 @@ def is_solution(board, h, v) -> bool:
 
 
 # -----------------------------------------------------------------------------
-# The iterative solver
+# The solver
 # -----------------------------------------------------------------------------
 @dataclass
 class SlitherlinkResult:
     """What :func:`solve` found.
 
-    ``status`` is "solved" or "unsolved"; ``stop_reason`` one of "answer",
-    "max_iterations", "time_limit", "no_zero_energy_state", "empty_state" (a
-    zero-energy state without any loop: the clues allow the empty drawing, and
-    no loop was found).  ``h``/``v`` hold the
-    answer loop when solved, else the last state found (all zeros if none).
-    ``iterations`` has one dict per solve: ``iteration``, ``energy``, ``loops``
-    (loop lengths, None if the state could not be split), ``seconds``,
-    ``solver_seconds``, ``seed``, ``state`` (edge 0/1 vector), ``forbidden``
-    (loops forbidden after it), ``var_count``, ``term_count``, ``solver_stop``.
-    ``var_count``/``term_count`` are those of the last model solved.
+    ``status`` is "solved", "unsolved" or "interrupted"; ``stop_reason`` one of
+    "answer", "time_limit", "no_answer" (proved: no single loop meets the
+    clues), "no_zero_energy_state" (an exact backend proved every state breaks
+    a rule), "empty_state" (a zero-energy state without any loop: the clues
+    allow the empty drawing, and no loop was found), "max_iterations" (only
+    when the caller set ``max_iterations``) or "interrupted" (Ctrl-C).
+    ``h``/``v`` hold the answer loop when solved, else the last state found
+    (all zeros if none).  ``iterations`` has one dict per solve: ``iteration``,
+    ``energy``, ``loops`` (loop lengths, None if the state could not be split),
+    ``seconds``, ``solver_seconds``, ``seed``, ``state`` (edge 0/1 vector),
+    ``forbidden`` (loops forbidden after it), ``var_count``, ``term_count``,
+    ``solver_stop``.  ``var_count``/``term_count`` are those of the last model
+    solved.  ``timings``: ``jit_seconds`` (compiling or loading the kernels,
+    before the clock starts), ``presolve_seconds``, ``solve_seconds`` (all the
+    rest; ``seconds`` is the same).  ``presolved``: the share of edges the
+    presolve decided (cells form).  ``unique`` (with ``check_unique``): True,
+    False (``second_answer`` holds another answer's edge mask) or None.
     """
 
     status: str
@@ -84,9 +90,13 @@ class SlitherlinkResult:
     term_count: int
     loop: list | None
     answer_state: np.ndarray | None
-    form: str = "hubo"
-    method: str = "outer"
+    form: str = "cells"
+    method: str = "lazy"
     board: Board | None = field(default=None, repr=False)
+    timings: dict = field(default_factory=dict)
+    presolved: float | None = None
+    unique: bool | None = None
+    second_answer: np.ndarray | None = field(default=None, repr=False)
 
     @property
     def solved(self) -> bool:
@@ -97,7 +107,8 @@ class SlitherlinkResult:
 
     def summary(self) -> str:
         lines = [f"{self.status} ({self.stop_reason}) in {len(self.iterations)} iteration(s), "
-                 f"{self.seconds:.2f} s, form={self.form}, backend={self.backend}, seed={self.seed}"]
+                 f"{self.seconds:.2f} s, form={self.form}, method={self.method}, backend={self.backend}, "
+                 f"seed={self.seed}"]
         for it in self.iterations:
             loops = " ".join(map(str, it["loops"])) if it["loops"] is not None else "-"
             lines.append(f"iteration {it['iteration']}: energy = {it['energy']:g}, loops = {loops}")
@@ -113,19 +124,24 @@ class _Run:
     backend: str
     seed: int
     time_limit: float
-    max_iterations: int
+    max_iterations: int | None
     solver_options: dict
     method: str
+    formulation: Formulation = None
     sm: SlitherlinkModel = None
     start: float = 0.0
     iterations: list = field(default_factory=list)
     model: Model = None
     forbidden: int = 0
+    presolve_seconds: float = 0.0
 
     def __post_init__(self):
         self.start = time.perf_counter()
-        self.sm = build_model(self.board, self.form if self.form in ("qubo", "cells") else "cons")
+        self.formulation = FORMULATIONS[self.form]
+        self.sm = self.formulation.build(self.board)
         self.model = self.sm.model
+        pre = self.sm.presolve
+        self.presolve_seconds = 0.0 if pre is None else pre.seconds
 
     @property
     def grid(self) -> Grid:
@@ -143,7 +159,7 @@ class _Run:
         seed = (self.seed + k) % (1 << 63)
         sol = qlib.solve(self.model, backend=self.backend, seed=seed, time_limit=max(self.remaining(), 1e-3),
                          target_energy=0, initial_state=initial_state, **self.solver_options)
-        return sol, decode(self.sm, sol)
+        return sol, self.formulation.decode_state(self.sm, sol.compiled, sol.state)
 
     def split(self, mask):
         """Loops of ``mask``, or None if some point has degree other than 0 or 2."""
@@ -171,7 +187,7 @@ class _Run:
     def forbid(self, loops) -> None:
         """Add a penalty for every loop to the current model."""
         for lp in loops:
-            self.model = self.model + forbid_loop(self.sm, lp, self.form)
+            self.model = self.model + self.formulation.forbid(self.sm, lp)
         self.forbidden += len(loops)
         if self.iterations:
             self.iterations[-1]["forbidden"] = len(loops)
@@ -187,32 +203,54 @@ class _Run:
             answer = None
         h, v = g.to_hv(shown)
         last = self.iterations[-1] if self.iterations else None
+        seconds = self.elapsed()
+        status = "solved" if loop is not None else "interrupted" if stop_reason == "interrupted" else "unsolved"
+        pre = self.sm.presolve
         return SlitherlinkResult(
-            status="solved" if loop is not None else "unsolved", stop_reason=stop_reason, h=h, v=v,
-            iterations=self.iterations, seconds=self.elapsed(), backend=self.backend, seed=self.seed,
+            status=status, stop_reason=stop_reason, h=h, v=v,
+            iterations=self.iterations, seconds=seconds, backend=self.backend, seed=self.seed,
             var_count=last["var_count"] if last else self.model.var_count,
             term_count=last["term_count"] if last else self.model.term_count,
             loop=None if loop is None else [int(e) for e in loop], answer_state=answer,
-            form=self.form, method=self.method, board=self.board)
+            form=self.form, method=self.method, board=self.board,
+            timings=dict(presolve_seconds=self.presolve_seconds, solve_seconds=seconds),
+            presolved=None if pre is None else pre.fixed_fraction)
+
+    def presolved_result(self):
+        """The result when the presolve alone settled the board, else None."""
+        pre = self.sm.presolve
+        if pre is None or pre.status == "open":
+            return None
+        if pre.status == "infeasible":
+            return self.result("no_answer")
+        if pre.status == "empty":
+            return self.result("empty_state")
+        return self.result("answer", np.flatnonzero(pre.edges == 1))
 
 
 _ZERO = 1e-9
+_STOPS = {"time_limit": "time_limit", "interrupted": "interrupted"}
 
 
 def _outer(run: _Run) -> SlitherlinkResult:
     """The tutorial's iteration: a full solve per round, forbidding every loop found."""
+    settled = run.presolved_result()
+    if settled is not None:
+        return settled
     previous = None
     while True:
-        if len(run.iterations) >= run.max_iterations:
+        if run.max_iterations is not None and len(run.iterations) >= run.max_iterations:
             return run.result("max_iterations")
         if run.remaining() <= 1e-3:
             return run.result("time_limit")
         t0 = time.perf_counter()
         sol, mask = run.solve_once(previous)
+        stop = sol.info.get("stop_reason")
         if sol.energy > _ZERO:
             run.record(sol, mask, run.split(mask), t0)
-            exact = sol.info.get("stop_reason") == "complete"
-            if exact or run.remaining() <= 1e-3:
+            if stop in _STOPS:
+                return run.result(_STOPS[stop])
+            if stop == "complete":
                 return run.result("no_zero_energy_state")
             continue  # not an answer; try again with the time left
         loops = split_loops(mask, run.grid.endpoints)  # energy 0: every degree is 0 or 2
@@ -222,98 +260,156 @@ def _outer(run: _Run) -> SlitherlinkResult:
         answer = run.answer_loop(loops)
         if answer is not None:
             return run.result("answer", answer)
+        if stop == "interrupted":
+            return run.result("interrupted")
         run.forbid(loops)
         previous = sol
 
 
-def loop_cuts(sm: SlitherlinkModel, compiled, **options) -> LazyCuts:
-    """The loop separation hook of :mod:`qlib.solvers.hooks`, wired to this board's edges."""
-    g = sm.grid
-    cols = [compiled.index(e) for e in sm.edges]
-    clues = sm.board.clue_cells
-    data = loop_hook_data(cols, g.endpoints[:, 0], g.endpoints[:, 1], g.num_points,
-                          [g.cell_edges[i * sm.board.cols + j] for i, j, _ in clues], [n for _, _, n in clues])
-    return LazyCuts("loops", data, **options)
+_CUT_OPTIONS = {"hook_energy": "energy", "hook_interval": "interval", "cut_weight": "weight"}
+
+
+def loop_cuts(sm: SlitherlinkModel, compiled, *, form: str | None = None, **options) -> LazyCuts:
+    """Lazy loop cuts for ``sm``: its formulation's separation function in a :class:`LazyCuts`."""
+    formulation = FORMULATIONS[form] if form else _formulation_of(sm)
+    return LazyCuts(formulation.separation(sm, compiled), **options)
+
+
+def _formulation_of(sm):
+    from .formulation import formulation_of
+
+    return formulation_of(sm)
 
 
 def _lazy(run: _Run) -> SlitherlinkResult:
     """qlib's method: one focused search in which every closed loop met in a
     low-energy state is either accepted (it alone satisfies every clue) or
-    forbidden at once by a product term, without restarting the solve."""
-    if run.form == "qubo":
-        raise ValueError("method='lazy' adds loop cuts as product terms; use form='hubo' or 'inequality' "
-                         "(the same energy), or method='outer' for the pure QUBO form")
-    if run.form == "cells":
-        raise ValueError("method='lazy' cuts loops of edge variables; use method='outer' with form='cells'")
+    forbidden at once by a cut, without restarting the solve."""
+    if not run.formulation.lazy:
+        raise ValueError(f"method='lazy' adds loop cuts as product terms, which form {run.form!r} "
+                         "does not take; use method='outer' for the pure QUBO form")
     if run.backend not in ("cpu", "auto"):
         raise ValueError("method='lazy' runs on the CPU backend; use method='outer' for other backends")
+    settled = run.presolved_result()
+    if settled is not None:
+        return settled
     t0 = time.perf_counter()
     compiled = qlib.compile(run.model)
     options = dict(run.solver_options)
-    cut_options = {k: options.pop(k) for k in ("hook_energy", "hook_interval", "cut_weight") if k in options}
-    lazy = loop_cuts(run.sm, compiled, **{k.replace("hook_", "").replace("cut_", ""): v
-                                          for k, v in cut_options.items()})
-    sol = qlib.solve(compiled, backend="cpu", algorithm="focused", seed=run.seed, time_limit=max(run.remaining(), 1e-3),
-                     target_energy=0, lazy_cuts=lazy, **options)
-    mask = decode(run.sm, sol)
+    cut_options = {_CUT_OPTIONS[k]: options.pop(k) for k in list(options) if k in _CUT_OPTIONS}
+    lazy = LazyCuts(run.formulation.separation(run.sm, compiled), **cut_options)
+    sol = qlib.solve(compiled, backend="cpu", algorithm="focused", seed=run.seed,
+                     time_limit=max(run.remaining(), 1e-3), target_energy=0, lazy_cuts=lazy, **options)
+    mask = run.formulation.decode_state(run.sm, compiled, sol.state)
     loops = run.split(mask)
     rec = run.record(sol, mask, loops, t0)
-    rec["cuts"] = [len(c) for c in sol.info["cuts"]]
+    rec["cuts"] = [len(c[0]) for c in sol.info["cuts"]]
     rec["forbidden"] = len(rec["cuts"])
     run.forbidden = len(rec["cuts"])
-    if sol.info["stop_reason"] == "accepted" and loops is not None:
+    stop = sol.info["stop_reason"]
+    if stop == "accepted" and loops is not None:
         answer = run.answer_loop(loops)
         if answer is not None:
             return run.result("answer", answer)
-    if sol.info["stop_reason"] == "target_energy":  # energy 0 and the hook saw no loop
+    if stop == "target_energy":  # energy 0 and the separation saw no loop
         return run.result("empty_state")
-    return run.result("time_limit" if sol.info["stop_reason"] == "time_limit" else "no_zero_energy_state")
+    return run.result(_STOPS.get(stop, "no_zero_energy_state"))
 
 
 #: Solving methods by name: each takes a prepared :class:`_Run` and returns the result.
 METHODS: dict[str, Callable[[_Run], SlitherlinkResult]] = {"lazy": _lazy, "outer": _outer}
 
+_WARM = {}
 
-def solve(board, *, form: str = "hubo", method: str | None = None, backend: str = "cpu", seed: int | None = None,
-          time_limit: float = 60.0, max_iterations: int = 100, **solver_options) -> SlitherlinkResult:
+
+def warmup(form: str = "cells", method: str = "lazy") -> float:
+    """Compile or load the kernels a solve with ``form`` and ``method`` uses; seconds (0 once warm)."""
+    key = (form, method)
+    if key in _WARM:
+        return 0.0
+    start = time.perf_counter()
+    qlib.warmup()
+    tiny = Board(((3, None), (None, None)))
+    _Run(tiny, form, "cpu", 0, 1.0, None, {}, method)   # builds the model (and runs the presolve)
+    METHODS[method](_Run(tiny, form, "cpu", 0, 1.0, None, {}, method))
+    from .presolve import presolve
+
+    presolve(tiny)
+    _WARM[key] = time.perf_counter() - start
+    return _WARM[key]
+
+
+def solve(board, *, form: str = "cells", method: str | None = None, backend: str = "cpu", seed: int | None = None,
+          time_limit: float = 60.0, max_iterations: int | None = None, check_unique: bool = False,
+          **solver_options) -> SlitherlinkResult:
     """Solve ``board`` by eliminating multi-loop states.
 
-    ``method=None`` picks ``"outer"`` for ``form="cells"`` and ``"lazy"`` otherwise.
+    ``form`` chooses the formulation (:data:`~.formulation.FORMULATIONS`):
+    ``"cells"`` (the default: one variable per parity class of cells left open
+    by the presolve, loops forbidden by their regions; the fastest measured at
+    every size), or the source's edge variables with loops forbidden as
+    ``"hubo"`` (one product term), ``"inequality"`` (a native ``<=``
+    constraint) or ``"qubo"`` (pure QUBO: squared penalties and slack
+    variables throughout).
 
-    ``method="lazy"``: one focused search on the clue
-    and degree constraints in which every closed loop met in a low-energy state
-    is accepted if it alone satisfies every clue, else forbidden at once by a
-    product term (lazy cuts; :func:`loop_cuts`).  ``hook_energy``,
-    ``hook_interval`` and ``cut_weight`` tune it.
+    ``method="lazy"`` (the default; ``"outer"`` for the qubo form): one focused
+    search in which every closed loop met in a low-energy state is accepted if
+    it alone satisfies every clue, else forbidden at once by a cut
+    (:func:`loop_cuts`; ``hook_energy``, ``hook_interval`` and ``cut_weight``
+    tune it).  ``method="outer"``: the source's iteration: solve, split the
+    state into loops, return a loop that satisfies every clue on its own,
+    otherwise forbid every loop found and solve again, warm-started.
 
-    ``method="outer"``: the source's iteration.  Each iteration solves the clue and degree constraints (plus the loops
-    forbidden so far) with ``qlib.solve(..., target_energy=0)``, warm-started
-    from the previous solution; splits the state into loops; returns a loop that
-    satisfies every clue on its own; otherwise forbids every loop found, in
-    ``form`` "hubo" (product term), "inequality" (native ``<=`` constraint),
-    "qubo" (pure QUBO: squared penalties and slack variables throughout) or
-    "cells" (the cell formulation of :func:`build_model`, whose single flips
-    merge and split loops: the fastest on the larger boards).
-
-    ``time_limit`` is the total in seconds (each solve gets what remains);
-    ``seed`` seeds iteration ``k`` (from 1) with ``seed + k - 1`` (a random seed
-    is drawn and recorded when None).  Other keyword arguments go to the
-    backend (e.g. ``num_sweeps``, ``num_replicas`` for ``backend="cpu"``).
+    A solve ends with an answer, at ``time_limit`` (seconds in all; JIT
+    compilation or cache loading happens before the clock starts and is
+    reported apart in ``result.timings``), with a proof that no answer exists,
+    or on Ctrl-C (status "interrupted", the best state so far).
+    ``max_iterations`` (outer method) stops earlier only when set.  ``seed``
+    seeds iteration ``k`` (from 1) with ``seed + k - 1`` (a random seed is drawn
+    and recorded when None).  ``check_unique=True`` proves, after a solve,
+    whether the answer is the only one (:func:`qlib.puzzles.generate.count_solutions`
+    within the time left, at least 1 s): ``result.unique`` and
+    ``result.second_answer``.  Other keyword arguments go to the backend (e.g.
+    ``num_replicas``, ``num_threads``, ``noise`` for ``backend="cpu"``).
     """
     board = parse(board)
-    if method is None:
-        method = "outer" if form == "cells" else "lazy"
-    if method not in METHODS:
-        raise ValueError(f"unknown method {method!r}; choose one of {', '.join(map(repr, METHODS))}")
     if form not in SOLVE_FORMS:
         raise ValueError(f"unknown form {form!r}; choose one of {', '.join(map(repr, SOLVE_FORMS))}")
-    if not isinstance(time_limit, (int, float)) or not time_limit > 0 or not math.isfinite(time_limit):
+    if method is None:
+        method = "lazy" if FORMULATIONS[form].lazy else "outer"
+    if method not in METHODS:
+        raise ValueError(f"unknown method {method!r}; choose one of {', '.join(map(repr, METHODS))}")
+    if isinstance(time_limit, bool) or not isinstance(time_limit, (int, float)) or not time_limit > 0 \
+            or not math.isfinite(time_limit):
         raise ValueError(f"time_limit must be a positive number of seconds, got {time_limit!r}")
-    if isinstance(max_iterations, bool) or not isinstance(max_iterations, int) or max_iterations < 1:
-        raise ValueError(f"max_iterations must be a positive integer, got {max_iterations!r}")
+    if max_iterations is not None and (isinstance(max_iterations, bool) or not isinstance(max_iterations, int)
+                                       or max_iterations < 1):
+        raise ValueError(f"max_iterations must be a positive integer or None, got {max_iterations!r}")
     if seed is None:
         seed = int(np.random.SeedSequence().entropy % (1 << 62))
     elif isinstance(seed, bool) or not isinstance(seed, (int, np.integer)) or seed < 0:
         raise ValueError(f"seed must be a non-negative integer, got {seed!r}")
-    run = _Run(board, form, backend, int(seed), float(time_limit), max_iterations, solver_options, method)
-    return METHODS[method](run)
+    jit = warmup(form, method) if backend in ("cpu", "auto") else 0.0
+    try:
+        run = _Run(board, form, backend, int(seed), float(time_limit), max_iterations, solver_options, method)
+        result = METHODS[method](run)
+    except KeyboardInterrupt:   # between two solves: nothing better to return than an empty drawing
+        run = _Run(board, form, backend, int(seed), float(time_limit), max_iterations, solver_options, method)
+        result = run.result("interrupted")
+    result.timings["jit_seconds"] = jit
+    if check_unique and result.solved:
+        _check_unique(result, board, max(1.0, time_limit - result.seconds))
+    return result
+
+
+def _check_unique(result: SlitherlinkResult, board: Board, time_limit: float) -> None:
+    from ..generate import count_solutions
+
+    mask = board.grid.from_hv(result.h, result.v)
+    count = count_solutions(board, limit=2, time_limit=time_limit, hint=mask)
+    if count.status == "unknown":
+        result.unique = None
+        return
+    result.unique = count.count == 1
+    others = [s for s in count.solutions if not np.array_equal(s, mask)]
+    result.second_answer = others[0] if others else None

@@ -1,0 +1,248 @@
+"""The benchmark's workloads and the solver rows run on each (see run.py for the measuring).
+
+A :class:`Row` turns a setting (a dict of solver options; ``{}`` for rows
+without a grid) into ``run(seed, cap) -> (ok, extra)``.  ``ok`` is decided here
+by the puzzle's own checker on the answer the solver returns
+(``slitherlink.check(board, h, v) == []``, ``nonogram.check(puzzle, grid) == []``),
+never by the solver's status.  ``extra`` is a small dict of facts worth keeping
+(iterations, stop reason, lowest energy seen...).
+
+Workloads:
+
+* ``sl10``: the 10x10 Slitherlink of the QUBO++ tutorial;
+* ``nono15``: the 15x15 Nonogram as a plain QUBO (``nonogram.build_model(form="qubo")``),
+  the same QUBO for qlib's annealing and for the peers;
+* ``sl{N}x{N}-gen-s{K}``: every generated board ``qlib/data/slitherlink-{N}x{N}-gen-s{K}.txt``
+  present when the benchmark starts, grouped by size.
+"""
+
+from __future__ import annotations
+
+import importlib
+import re
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Callable
+
+import qlib
+from qlib.puzzles import nonogram, slitherlink
+
+from peers import GRID, PEERS, setting_label
+
+DATA = Path(qlib.__file__).parent / "data"
+GENERATED = re.compile(r"slitherlink-(\d+)x(\d+)-gen-s(\d+)\.txt\Z")
+SIZES = (15, 20, 25, 30)
+EXACT_MODULE = "qlib.puzzles.slitherlink.exact"
+
+#: The small boards every row is warmed up on (compiling its kernels) before it is measured.
+SMALL_SLITHERLINK = "slitherlink-5x5-blog-ex1.txt"
+_SMALL_PICTURE = (".###.", "#...#", "#####", "#...#", ".###.")
+SMALL_NONOGRAM = ([nonogram.blocks_of([c == "#" for c in row]) for row in _SMALL_PICTURE],
+                  [nonogram.blocks_of([row[j] == "#" for row in _SMALL_PICTURE]) for j in range(5)])
+
+
+@dataclass
+class Row:
+    """One solver on one workload.
+
+    ``kind``: "qlib" (a qlib solver), "exact" (an exact, deterministic search:
+    ``repeats`` runs, the seed is ignored) or "peer" (a peer sampler, chosen
+    from ``grid`` per workload; ``probe``: one run at the setting the peer won
+    with on ``sl10``).  ``cap`` overrides the benchmark's cap for this row.
+    ``skip`` says why the row cannot run at all.
+    """
+
+    name: str
+    kind: str
+    make: Callable[[dict], Callable[[int, float], tuple[bool, dict]]]
+    warm: Callable[[dict], None]
+    describe: str = ""
+    cap: float | None = None
+    grid: list | None = None
+    repeats: int | None = None
+    probe: bool = False
+    skip: str | None = None
+
+    def setting_text(self, setting: dict | None) -> str:
+        if self.kind == "peer":
+            return setting_label(setting or {})
+        return self.describe
+
+
+@dataclass
+class Workload:
+    name: str
+    puzzle: str            # "slitherlink" or "nonogram"
+    file: str
+    size: int              # rows of the board
+    generated: bool        # one of the generated boards (aggregated per size)
+    rows: list = field(default_factory=list)
+
+
+# -- Slitherlink -----------------------------------------------------------------
+def _board(file):
+    return slitherlink.parse(qlib.data_path(file) if isinstance(file, str) else file)
+
+
+def _energies(result) -> float | None:
+    energies = [it["energy"] for it in result.iterations]
+    return min(energies) if energies else None
+
+
+def slitherlink_qlib(name: str, board, describe: str, cap: float | None = None, **options) -> Row:
+    """``slitherlink.solve(board, seed=s, time_limit=cap, **options)``; no options: the library's default."""
+    small = _board(SMALL_SLITHERLINK)
+
+    def make(setting, board=board):
+        def run(seed, cap):
+            r = slitherlink.solve(board, seed=seed, time_limit=cap, **options)
+            ok = slitherlink.check(board, r.h, r.v) == []
+            return ok, dict(form=r.form, method=r.method, iterations=len(r.iterations), stop=r.stop_reason)
+        return run
+
+    return Row(name, "qlib", make, lambda setting: make(setting, small)(0, 10.0), describe=describe, cap=cap)
+
+
+def slitherlink_peer(name: str, board, grid=None, probe: bool = False, cap: float | None = None) -> Row:
+    """The source's outer iteration with a peer sampler as the backend: the QUBO form
+    (``form="qubo"``) for the QUBO samplers, the HUBO form for OpenJij's HUBO sampler."""
+    form = "hubo" if name == "openjij-hubo" else "qubo"
+    small = _board(SMALL_SLITHERLINK)
+
+    def make(setting, board=board):
+        def run(seed, cap):
+            r = slitherlink.solve(board, method="outer", form=form, backend=PEERS[name], seed=seed,
+                                  time_limit=cap, max_iterations=1000, **setting)
+            ok = slitherlink.check(board, r.h, r.v) == []
+            return ok, dict(iterations=len(r.iterations), min_energy=_energies(r), stop=r.stop_reason)
+        return run
+
+    return Row(name, "peer", make, lambda setting: make(setting, small)(0, 1.0), cap=cap,
+               grid=list(GRID if grid is None else grid), probe=probe, describe=f"form={form}, method=outer")
+
+
+def exact_available() -> str | None:
+    """None if the SAT row can run, else why not."""
+    try:
+        module = importlib.import_module(EXACT_MODULE)
+    except ImportError as exc:
+        return f"{EXACT_MODULE} not available ({exc})"
+    if not hasattr(module, "solve_exact"):
+        return f"{EXACT_MODULE} has no solve_exact yet"
+    return None
+
+
+def slitherlink_exact(board, repeats: int = 3) -> Row:
+    """The exact SAT row: ``solve_exact(board, time_limit=cap)`` (CaDiCaL with lazy loop clauses)."""
+    small = _board(SMALL_SLITHERLINK)
+
+    def make(setting, board=board):
+        from qlib.puzzles.slitherlink.exact import solve_exact
+
+        def run(seed, cap):
+            r = solve_exact(board, time_limit=cap)
+            ok = r.status == "solved" and r.mask is not None and \
+                slitherlink.check(board, *board.grid.to_hv(r.mask)) == []
+            return ok, dict(status=r.status, solver_seconds=getattr(r, "seconds", None))
+        return run
+
+    return Row("sat-exact", "exact", make, lambda setting: make(setting, small)(0, 10.0),
+               describe="solve_exact (CaDiCaL, lazy loop clauses)", repeats=repeats, skip=exact_available())
+
+
+def slitherlink_backtrack(board, repeats: int = 3) -> Row:
+    """qlib's own exact backtracking search, stopped at the first answer: ``count_solutions(board, limit=1)``."""
+    from qlib.puzzles.generate import count_solutions
+
+    small = _board(SMALL_SLITHERLINK)
+
+    def make(setting, board=board):
+        def run(seed, cap):
+            r = count_solutions(board, limit=1, time_limit=cap)
+            ok = bool(r.solutions) and slitherlink.check(board, *board.grid.to_hv(r.solutions[0])) == []
+            return ok, dict(status=r.status, nodes=r.nodes)
+        return run
+
+    return Row("backtrack", "exact", make, lambda setting: make(setting, small)(0, 10.0),
+               describe="generate.count_solutions(limit=1)", repeats=repeats)
+
+
+def slitherlink_rows(board, *, edge_forms: bool = True, edge_cap: float | None = None, peers: str = "grid",
+                     peer_grid=None, peer_cap: float | None = None, repeats: int = 3) -> list[Row]:
+    """The rows of one Slitherlink board.
+
+    ``edge_forms``: add the edge-form alternatives (lazy cuts and the source's
+    outer iteration), with their own ``edge_cap``.  ``peers``: "grid" (each peer
+    chooses its setting on this board), "probe" (one short run at the setting
+    it won with on sl10), or "none".
+    """
+    rows = [slitherlink_qlib("qlib-default", board, "slitherlink.solve defaults")]
+    if edge_forms:
+        rows += [slitherlink_qlib("qlib-lazy", board, "form=hubo, method=lazy", cap=edge_cap,
+                                  form="hubo", method="lazy"),
+                 # the outer iteration's rounds are not capped below the time cap, as for the peers
+                 slitherlink_qlib("qlib-outer", board, "form=hubo, method=outer, max_iterations=1000", cap=edge_cap,
+                                  form="hubo", method="outer", max_iterations=1000)]
+    rows.append(slitherlink_qlib("qlib-cells", board, "form=cells", form="cells"))
+    rows += [slitherlink_exact(board, repeats), slitherlink_backtrack(board, repeats)]
+    if peers != "none":
+        rows += [slitherlink_peer(name, board, peer_grid, probe=peers == "probe", cap=peer_cap) for name in PEERS]
+    return rows
+
+
+# -- Nonogram --------------------------------------------------------------------
+def _nonogram_row(name, kind, puzzle, describe, grid=None, **options) -> Row:
+    small = nonogram.parse(SMALL_NONOGRAM)
+
+    def make(setting, puzzle=puzzle):
+        def run(seed, cap):
+            r = nonogram.solve(puzzle, seed=seed, time_limit=cap, **options, **setting)
+            ok = r.grid is not None and nonogram.check(puzzle, r.grid) == []
+            return ok, dict(energy=r.energy, min_energy=r.energy)
+        return run
+
+    return Row(name, kind, make, lambda setting: make(setting, small)(0, 1.0 if kind == "peer" else 5.0),
+               describe=describe,
+               grid=None if grid is None else list(grid))
+
+
+def nonogram_rows(puzzle, peer_grid=None) -> list[Row]:
+    grid = GRID if peer_grid is None else peer_grid
+    return [_nonogram_row("qlib-default", "qlib", puzzle, "nonogram.solve defaults"),
+            _nonogram_row("qlib-sa", "qlib", puzzle, "form=qubo, algorithm=sa", form="qubo", algorithm="sa"),
+            *(_nonogram_row(name, "peer", puzzle, "form=qubo", grid=grid, form="qubo", backend=PEERS[name])
+              for name in ("dwave-sa", "openjij-sa"))]
+
+
+# -- the set -----------------------------------------------------------------------
+def generated_boards(sizes=SIZES, per_size: int | None = None) -> dict[int, list[Path]]:
+    """{size: [paths]} of the generated square boards present now, by seed number."""
+    found: dict[int, list[tuple[int, Path]]] = {}
+    for path in DATA.glob("slitherlink-*-gen-s*.txt"):
+        m = GENERATED.match(path.name)
+        if not m or m[1] != m[2] or int(m[1]) not in sizes:
+            continue
+        found.setdefault(int(m[1]), []).append((int(m[3]), path))
+    return {size: [p for _, p in sorted(found[size])][:per_size] for size in sorted(found)}
+
+
+def workloads(*, sizes=SIZES, per_size: int | None = None, edge_cap: float = 20.0,
+              probe_cap: float = 10.0, repeats: int = 3) -> list[Workload]:
+    """Every workload, in the order run.py measures them (sl10 first: its peer settings feed the probes)."""
+    sl10 = "slitherlink-10x10-qbpp.txt"
+    out = [Workload("sl10", "slitherlink", sl10, 10, False, slitherlink_rows(_board(sl10), repeats=repeats))]
+    nono = "nonogram-15x15-qbpp-logo.non"
+    puzzle = nonogram.parse(qlib.data_path(nono))
+    out.append(Workload("nono15", "nonogram", nono, puzzle.height, False, nonogram_rows(puzzle)))
+    probed = False
+    for size, paths in generated_boards(sizes, per_size).items():
+        for path in paths:
+            board = _board(path)
+            edge = size <= 15
+            peers = "none"
+            if not probed:  # the peers never solve boards this large: one short run on the first board only
+                peers, probed = "probe", True
+            rows = slitherlink_rows(board, edge_forms=edge, edge_cap=edge_cap if edge else None, peers=peers,
+                                    peer_cap=probe_cap, repeats=repeats)
+            out.append(Workload(path.stem.replace("slitherlink-", "sl"), "slitherlink", path.name, size, True, rows))
+    return out

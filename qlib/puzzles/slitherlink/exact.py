@@ -1,0 +1,231 @@
+"""An exact Slitherlink solver through SAT (CaDiCaL, via ``pysat``): the reference answer.
+
+The annealing solvers and the backtracking counter of :mod:`qlib.puzzles.generate`
+need an independent referee: this module proves answers (and uniqueness) with
+a different method, so that a bug in one shows up as a disagreement.
+
+Encoding: one boolean per lattice edge (flat :class:`qlib.puzzles.loops.Grid`
+order, variable ``e + 1`` for edge ``e``).  Direct clauses say that every clue
+cell has exactly ``n`` sides drawn, that every lattice point has degree 0 or 2
+and that some edge is drawn.  "Exactly one loop" is global, so it is added
+lazily: the model is split into loops; one loop is an answer; otherwise every
+loop that is not an answer on its own gets the clause "not all of these edges"
+(no single loop other than the loop itself contains all of a loop's edges) and
+the incremental solver is called again.
+
+Needs the ``python-sat`` package: ``pip install -e '.[bench]'`` or ``'.[test]'``.
+"""
+
+from __future__ import annotations
+
+import itertools
+import math
+import time
+from dataclasses import dataclass
+
+import numpy as np
+
+from ..loops import loop_satisfies_clues, split_loops
+from .board import parse
+
+__all__ = ["ExactResult", "solve_exact", "count_exact", "solver_name"]
+
+#: pysat solver classes, newest first: the first one installed is used.
+_SOLVERS = ("Cadical300", "Cadical195", "Cadical153")
+#: Conflicts per solver slice between two looks at the clock (about 0.05-0.5 s).
+_CONFLICTS = 5_000
+
+
+def _solver_class():
+    try:
+        from pysat import solvers
+    except ImportError as exc:  # pragma: no cover - depends on the environment
+        raise ImportError("the exact Slitherlink solver needs python-sat: "
+                          "pip install -e '.[bench]' (or '.[test]')") from exc
+    for name in _SOLVERS:
+        cls = getattr(solvers, name, None)
+        if cls is not None:
+            return cls
+    raise ImportError(f"the installed python-sat has none of {', '.join(_SOLVERS)}; "
+                      "pip install -e '.[bench]' (or '.[test]') for the pinned version")
+
+
+def solver_name() -> str:
+    """The name of the pysat CaDiCaL class this module uses (e.g. ``"Cadical195"``)."""
+    return _solver_class().__name__
+
+
+@dataclass(frozen=True, eq=False)
+class ExactResult:
+    """What :func:`solve_exact` found.
+
+    ``status``: "solved" (``mask`` is a single-loop answer), "unsat" (proved:
+    no single-loop answer exists) or "time_limit" (stopped first; ``mask`` is
+    None).  ``mask`` is a uint8 edge mask in the flat edge order, ``seconds``
+    the wall time, ``iterations`` the number of SAT calls, ``loop_clauses`` the
+    number of lazy loop clauses added.
+    """
+
+    status: str
+    mask: np.ndarray | None
+    seconds: float
+    iterations: int
+    loop_clauses: int
+
+    @property
+    def solved(self) -> bool:
+        return self.status == "solved"
+
+
+def _check_time_limit(time_limit):
+    if (isinstance(time_limit, bool) or not isinstance(time_limit, (int, float, np.integer, np.floating))
+            or not (time_limit > 0 and math.isfinite(time_limit))):
+        raise ValueError(f"time_limit must be a positive finite number of seconds, got {time_limit!r}")
+    return float(time_limit)
+
+
+def _board(board):
+    try:
+        return parse(board)
+    except TypeError as exc:
+        raise ValueError(f"board must be a Board, a path or a puzzle text: {exc}") from exc
+
+
+def _exactly(lits, n):
+    """Clauses saying exactly ``n`` of ``lits`` are true (direct: every forbidden subset)."""
+    k = len(lits)
+    out = [[-x for x in sub] for sub in itertools.combinations(lits, n + 1)] if n < k else []   # at most n
+    if n > 0:
+        out += [list(sub) for sub in itertools.combinations(lits, k - n + 1)]                   # at least n
+    return out
+
+
+def _degree_0_or_2(lits):
+    """Clauses saying 0 or 2 of ``lits`` (a lattice point's edges) are true."""
+    out = [[-x] + [y for y in lits if y != x] for x in lits]                  # not exactly one
+    out += [[-x for x in sub] for sub in itertools.combinations(lits, 3)]     # not three or more
+    return out
+
+
+class _Search:
+    """The incremental solver holding the static clauses, and the lazy loop-clause iteration."""
+
+    def __init__(self, board):
+        self.board = board
+        g = board.grid
+        self.grid = g
+        self.E = g.num_edges
+        self.solver = _solver_class()()
+        add = self.solver.add_clause
+        for i, j, n in board.clue_cells:
+            for cl in _exactly([int(e) + 1 for e in g.cell_edges[i * board.cols + j]], n):
+                add(cl)
+        for row in g.point_edges:
+            lits = [int(e) + 1 for e in row if e >= 0]
+            for cl in _degree_0_or_2(lits):
+                add(cl)
+        add(list(range(1, self.E + 1)))                                      # some edge is drawn
+        self.iterations = 0
+        self.loop_clauses = 0
+
+    def close(self):
+        self.solver.delete()
+
+    def _call(self, deadline):
+        """One SAT call: True, False, or None (the deadline passed first).
+
+        pysat's CaDiCaL classes do not implement ``interrupt()``, so the call
+        runs in slices of ``_CONFLICTS`` conflicts (the solver keeps its state
+        between slices) and the clock is read between slices.
+        """
+        self.iterations += 1
+        while True:
+            if time.perf_counter() >= deadline:
+                return None
+            self.solver.conf_budget(_CONFLICTS)
+            res = self.solver.solve_limited()
+            if res is not None:
+                return res
+
+    def next_answer(self, deadline):
+        """("solved", mask), ("unsat", None) or ("time_limit", None)."""
+        while True:
+            res = self._call(deadline)
+            if res is None:
+                return "time_limit", None
+            if not res:
+                return "unsat", None
+            model = self.solver.get_model()
+            mask = np.zeros(self.E, dtype=np.uint8)
+            mask[[v - 1 for v in model if 0 < v <= self.E]] = 1
+            loops = split_loops(mask, self.grid.endpoints)
+            if len(loops) == 1:
+                return "solved", mask
+            found = None
+            for lp in loops:
+                if loop_satisfies_clues(self.board, lp):                     # an answer on its own: keep it
+                    found = lp if found is None else found
+                else:
+                    self.solver.add_clause([-(int(e) + 1) for e in lp])
+                    self.loop_clauses += 1
+            if found is not None:
+                mask = np.zeros(self.E, dtype=np.uint8)
+                mask[found] = 1
+                return "solved", mask
+            if time.perf_counter() >= deadline:
+                return "time_limit", None
+
+    def block(self, mask):
+        """Forbid the single-loop answer ``mask`` (no other single loop holds all its edges)."""
+        self.solver.add_clause([-(int(e) + 1) for e in np.flatnonzero(mask)])
+
+
+def solve_exact(board, *, time_limit: float = 60.0) -> ExactResult:
+    """One single-loop answer of ``board``, or a proof that none exists.
+
+    ``board`` is anything :func:`qlib.puzzles.slitherlink.parse` reads.
+    ``time_limit`` (seconds) stops the search with status "time_limit".
+    Returns an :class:`ExactResult`.
+    """
+    t0 = time.perf_counter()
+    board = _board(board)
+    deadline = t0 + _check_time_limit(time_limit)
+    search = _Search(board)
+    try:
+        status, mask = search.next_answer(deadline)
+    finally:
+        search.close()
+    return ExactResult(status=status, mask=mask, seconds=time.perf_counter() - t0,
+                       iterations=search.iterations, loop_clauses=search.loop_clauses)
+
+
+def count_exact(board, *, limit: int = 2, time_limit: float = 60.0):
+    """Count the single-loop answers of ``board``, stopping at ``limit``.
+
+    Each answer found is blocked and the search goes on.  Returns
+    ``(count, status, masks)``: status "exact" (the search finished and
+    ``count < limit`` is the number of answers), "limit" (``limit`` answers
+    found: at least that many exist) or "time_limit" (``count`` found so far);
+    ``masks`` are the answers found (uint8 edge masks).  ``limit=2`` proves
+    uniqueness.
+    """
+    t0 = time.perf_counter()
+    board = _board(board)
+    if isinstance(limit, bool) or not isinstance(limit, (int, np.integer)) or limit < 1:
+        raise ValueError(f"limit must be a positive integer, got {limit!r}")
+    deadline = t0 + _check_time_limit(time_limit)
+    search = _Search(board)
+    masks = []
+    try:
+        while True:
+            status, mask = search.next_answer(deadline)
+            if status == "unsat":
+                return len(masks), "exact", masks
+            if status == "time_limit":
+                return len(masks), "time_limit", masks
+            masks.append(mask)
+            if len(masks) >= limit:
+                return len(masks), "limit", masks
+            search.block(mask)
+    finally:
+        search.close()

@@ -1,0 +1,148 @@
+"""Slitherlink presolve: what the rules alone decide before any search.
+
+The root node of the exact counter (:mod:`qlib.puzzles.generate`) without its
+branching: clue, degree, single-loop, inside/outside parity and reach
+propagation, then failed-edge probing, to a fixed point.  Every single-loop
+answer agrees with what it decides, so a model built on the result has the
+same answers and fewer variables.
+
+Besides decided edges it yields the cells' *parity classes*: cells known to lie
+on the same side of the loop, or on opposite sides, are joined (the outside of
+the board is a class of its own, always 0).  The cell formulation gives one
+variable per class that does not hold the outside.
+"""
+
+from __future__ import annotations
+
+import math
+import time
+from dataclasses import dataclass
+
+import numpy as np
+
+from .board import Board, parse
+
+
+@dataclass(frozen=True)
+class Presolve:
+    """What :func:`presolve` decided.
+
+    ``status``: "open" (a search is still needed), "solved" (propagation found
+    the answer: ``edges`` is its mask), "empty" (every edge is off: the clues
+    allow only the empty drawing) or "infeasible" (proved: no single loop
+    meets the clues).  ``edges``: per edge -1 undecided, 0 off, 1 on.
+    ``cell_class`` (R*C): a class number per cell, -1 for the outside's class;
+    ``cell_parity`` (R*C): 1 where the cell is on the other side from its
+    class's representative (for the outside's class: the cell's value).
+    ``representative``: the first cell of each class, row-major.
+    """
+
+    status: str
+    edges: np.ndarray
+    cell_class: np.ndarray
+    cell_parity: np.ndarray
+    representative: np.ndarray
+    seconds: float
+
+    @property
+    def fixed_fraction(self) -> float:
+        """Share of the edges decided."""
+        return float((self.edges >= 0).mean())
+
+    @property
+    def num_classes(self) -> int:
+        return len(self.representative)
+
+
+def _root_state(board: Board):
+    """The counter's arrays for ``board`` before any decision (as ``count_solutions`` sets them up)."""
+    from .. import generate as G
+
+    R, C = board.rows, board.cols
+    E, P, NC, ends, ec, ecd, pe, ce, bnd = G._static(R, C)
+    st = np.full(E, -1, dtype=np.int64)
+    pt = np.zeros((P, 4), dtype=np.int64)
+    pt[:, 1] = (pe >= 0).sum(axis=1)
+    pt[:, 2] = np.arange(P)
+    cl = np.zeros((NC, 4), dtype=np.int64)
+    cl[:, 1] = 4
+    cl[:, 2:] = -1
+    for i, j, n in board.clue_cells:
+        cl[i * C + j, 2] = n
+    uf = np.zeros((NC + 1, 4), dtype=np.int64)
+    uf[:, 0] = np.arange(NC + 1)
+    uf[:, 2] = 1
+    uf[:, 3] = np.arange(NC + 1)
+    sc = np.zeros(G._NSC, dtype=np.int64)
+    sc[G._NBAD] = int((cl[:, 2] > 0).sum())
+    logn = int(math.log2(NC + 1)) + 2
+    queue = np.zeros(6 * E + P + NC + 4 * (NC + 1 + len(bnd)) * logn + 16, dtype=np.int64)
+    queue[:P + NC] = np.arange(P + NC)
+    sc[G._QT] = P + NC
+    arrays = dict(st=st, ends=ends, ec=ec, ecd=ecd, pe=pe, ce=ce, bnd=bnd, pt=pt, cl=cl, uf=uf,
+                  trail=np.zeros(E, dtype=np.int64), mtrail=np.zeros((2 * E + 2, 3), dtype=np.int64),
+                  utrail=np.zeros(E + 1, dtype=np.int64), queue=queue, sc=sc,
+                  seen=np.zeros(P, dtype=np.int64), stack=np.zeros(P + 1, dtype=np.int64))
+    return arrays, NC
+
+
+def presolve(board, *, probe: bool = True) -> Presolve:
+    """Decide what propagation and (with ``probe``) failed-edge probing decide on ``board``."""
+    from .. import generate as G
+
+    board = parse(board)
+    t0 = time.perf_counter()
+    a, NC = _root_state(board)
+    fix_args = (True, a["st"], a["ends"], a["ec"], a["ecd"], a["pe"], a["ce"], a["bnd"], a["pt"], a["cl"],
+                a["uf"], a["trail"], a["mtrail"], a["utrail"], a["queue"], a["sc"], a["seen"], a["stack"])
+    r = G._fix(*fix_args)
+    if r == G._OK and probe:
+        E = a["st"].shape[0]
+        scratch = (np.zeros(E, dtype=np.int64), np.zeros(E, dtype=np.int64), np.zeros(2 * E, dtype=np.int64))
+        r, _ = G._probe(np.int64(1 << 62), *fix_args, *scratch)
+    st = a["st"].copy()
+    status = {G._OK: "open", G._SOLVED: "solved"}.get(int(r), "infeasible")
+    if status == "open" and (st >= 0).all():   # every edge decided, no loop closed: only the empty drawing
+        status = "empty"
+    if status == "solved":
+        st = np.where(st == 1, 1, 0)
+    cell_class, cell_parity, representative = _classes(a["uf"], NC)
+    return Presolve(status, st, cell_class, cell_parity, representative, time.perf_counter() - t0)
+
+
+def _classes(uf: np.ndarray, NC: int):
+    """Class number and parity of every cell from the counter's union-find (row NC is the outside)."""
+    root = np.empty(NC + 1, dtype=np.int64)
+    parity = np.empty(NC + 1, dtype=np.int64)
+    for c in range(NC + 1):
+        x, par = c, 0
+        while uf[x, 0] != x:
+            par ^= int(uf[x, 1])
+            x = int(uf[x, 0])
+        root[c], parity[c] = x, par
+    outside = root[NC]
+    number = {}
+    cell_class = np.empty(NC, dtype=np.int64)
+    cell_parity = np.empty(NC, dtype=np.uint8)
+    representative = []
+    rep_parity = {}
+    for c in range(NC):
+        if root[c] == outside:
+            cell_class[c] = -1
+            cell_parity[c] = parity[c] ^ parity[NC]  # the outside is 0
+            continue
+        k = number.get(root[c])
+        if k is None:
+            k = number[root[c]] = len(representative)
+            representative.append(c)
+            rep_parity[k] = parity[c]
+        cell_class[c] = k
+        cell_parity[c] = parity[c] ^ rep_parity[k]
+    return cell_class, cell_parity, np.asarray(representative, dtype=np.int64)
+
+
+def identity(board: Board) -> Presolve:
+    """No presolve: every cell its own class (the plain cell formulation)."""
+    NC = board.rows * board.cols
+    return Presolve("open", np.full(board.grid.num_edges, -1, dtype=np.int64), np.arange(NC, dtype=np.int64),
+                    np.zeros(NC, dtype=np.uint8), np.arange(NC, dtype=np.int64), 0.0)

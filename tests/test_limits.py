@@ -1,0 +1,155 @@
+"""Limits: memory checks before large allocations, and the exhaustive solver's clock and Ctrl-C."""
+
+from __future__ import annotations
+
+import os
+import signal
+import subprocess
+import sys
+import textwrap
+import time
+
+import numpy as np
+import pytest
+
+import qlib
+from qlib import limits
+from qlib.puzzles import generate as gen
+from qlib.puzzles import slitherlink as sl
+
+
+@pytest.fixture
+def budget():
+    """Set a fixed memory budget for one test; the previous setting comes back after."""
+    previous = limits.set_memory_budget(None)
+    yield limits.set_memory_budget
+    limits.set_memory_budget(previous)
+
+
+def test_check_allocation_names_what_and_how_much(budget):
+    budget(10 << 20)
+    assert limits.check_allocation(10 << 20, "exactly the budget") == 10 << 20
+    with pytest.raises(limits.AllocationTooLarge) as info:
+        limits.check_allocation((10 << 20) + 1, "replica states")
+    err = info.value
+    assert isinstance(err, MemoryError) and isinstance(err, ValueError)
+    assert "replica states" in str(err) and "10485761 bytes" in str(err) and "10.0 MiB" in str(err)
+    assert (err.nbytes, err.budget, err.what) == ((10 << 20) + 1, 10 << 20, "replica states")
+    # sizes are Python ints: a product past int64 is still compared, not wrapped
+    assert limits.array_nbytes((10**12, 10**12), np.float64) == 8 * 10**24
+    with pytest.raises(MemoryError, match="huge"):
+        limits.check_array((10**12, 10**12), np.float64, "huge")
+    with pytest.raises(ValueError):
+        limits.check_allocation(-1, "negative")
+    with pytest.raises(ValueError):
+        budget(0)
+
+
+def test_default_budget_follows_available_memory(budget, monkeypatch):
+    psutil = pytest.importorskip("psutil")
+    available = psutil.virtual_memory().available
+    assert 0.25 * available < limits.memory_budget() <= available
+    monkeypatch.setenv("QLIB_MEMORY_BUDGET", "3G")
+    assert limits.memory_budget() == 3 << 30
+    monkeypatch.setenv("QLIB_MEMORY_BUDGET", "12345")
+    assert limits.memory_budget() == 12345
+    monkeypatch.setenv("QLIB_MEMORY_BUDGET", "lots")
+    with pytest.raises(ValueError, match="QLIB_MEMORY_BUDGET"):
+        limits.memory_budget()
+    budget(777)                                   # an explicit setting wins over the environment
+    assert limits.memory_budget() == 777
+
+
+def empty(rows, cols):
+    return sl.Board(((None,) * cols,) * rows)
+
+
+def test_count_solutions_huge_limit_and_store(budget):
+    # a limit beyond int64 is just "no limit" (it raised OverflowError)
+    res = gen.count_solutions(empty(2, 2), limit=10**30)
+    assert res.status == "exact" and res.count == 13 and res.limit == 10**30
+    # storing 10**9 answers is refused before anything is allocated, with the sizes in the message
+    budget(1 << 30)
+    t = time.perf_counter()
+    with pytest.raises(limits.AllocationTooLarge, match=r"store=1000000000 answers x 220 bytes"):
+        gen.count_solutions(qlib.data_path("slitherlink-10x10-qbpp.txt"), limit=10**9, store=10**9)
+    assert time.perf_counter() - t < 1.0
+    # the search arrays count too: a board too large for the budget
+    budget(1 << 20)
+    with pytest.raises(MemoryError, match=r"200x200 board"):
+        gen.count_solutions(empty(200, 200), limit=2, store=0)
+    with pytest.raises(ValueError, match="store"):
+        gen.count_solutions(empty(2, 2), store=-1)
+
+
+# -- the exhaustive backend ---------------------------------------------------------------
+def heavy_model(n=24, extra=0):
+    """``n`` variables, enough terms that enumerating 2**n states takes seconds."""
+    x = qlib.var("hv", n)
+    obj = qlib.sum([((k % 5) - 2) * x[k] * x[(k + 1) % n] for k in range(n)])
+    obj = obj + qlib.sum([x[k] * ~x[(k + 3) % n] * x[(k + 7) % n] for k in range(n)])
+    cons = [qlib.cons(qlib.sum(x[: n // 2]) == qlib.one_of(2, 5, 9), label="half"),
+            qlib.cons(qlib.sum(x) <= 11, label="total")]
+    cons += [qlib.cons(x[k % n] + x[(k + 5) % n] + x[(3 * k + 11) % n] <= 2, label=f"t{k}") for k in range(extra)]
+    model = obj
+    for c in cons:
+        model = model + c
+    return model
+
+
+def test_exhaustive_time_limit_returns_the_best_so_far():
+    small = heavy_model(14)
+    full = qlib.solve(small, backend="exhaustive", time_limit=600)
+    assert full.info["stop_reason"] == "complete" and full.info["flips"] == 2**14
+    states = np.array([[(k >> b) & 1 for b in range(14)] for k in range(2**14)], dtype=np.uint8)
+    energies = qlib.compile(small).energy(states)
+    assert full.energy == pytest.approx(energies.min())
+    assert full.info["num_ground_states"] == int((energies <= energies.min() + 1e-9).sum())
+    model = qlib.compile(heavy_model(24))
+    qlib.solve(heavy_model(4), backend="exhaustive")                      # kernels loaded
+    for limit in (0.2, 0.6):
+        t = time.perf_counter()
+        sol = qlib.solve(model, backend="exhaustive", time_limit=limit)
+        took = time.perf_counter() - t
+        assert took <= 1.1 * limit + 0.05 + 0.25      # the aim is 10 % + 50 ms; slack for a busy machine
+        assert sol.info["stop_reason"] == "time_limit" and 0 < sol.info["flips"] < 2**24
+        assert sol.energy == pytest.approx(model.energy(sol.state)) and np.isfinite(sol.energy)
+
+
+INTERRUPT = textwrap.dedent("""
+    import sys, time
+    sys.path.insert(0, {tests!r})
+    import qlib
+    from test_limits import heavy_model
+    model = qlib.compile(heavy_model(24, extra=48))
+    qlib.solve(heavy_model(4), backend="exhaustive")
+    probe = qlib.solve(model, backend="exhaustive", time_limit=1.0)   # how long would all 2**24 take?
+    print("estimate", probe.info["seconds"] * 2**24 / probe.info["flips"], flush=True)
+    print("started", flush=True)
+    try:
+        qlib.solve(model, backend="exhaustive", time_limit=600)
+    except KeyboardInterrupt:
+        print("interrupted", flush=True)
+        sys.exit(3)
+    print("finished", flush=True)
+""")
+
+
+def test_exhaustive_stops_at_ctrl_c():
+    script = INTERRUPT.format(tests=os.path.dirname(__file__))
+    proc = subprocess.Popen([sys.executable, "-c", script], stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                            text=True, start_new_session=True)
+    try:
+        estimate = float(proc.stdout.readline().split()[1])
+        assert estimate > 3              # so an uninterruptible enumeration would overrun the bound below
+        assert proc.stdout.readline().strip() == "started"
+        time.sleep(0.5)
+        sent = time.perf_counter()
+        proc.send_signal(signal.SIGINT)
+        out, err = proc.communicate(timeout=60)
+        took = time.perf_counter() - sent
+    finally:
+        if proc.poll() is None:
+            os.killpg(proc.pid, signal.SIGKILL)
+    assert proc.returncode == 3 and out.strip() == "interrupted", err
+    assert took < 1.0          # a chunk lasts ~20 ms; the whole enumeration takes far longer
