@@ -349,3 +349,12 @@ def test_draw(logo):
     fig, ax = plt.subplots()
     assert ng.draw(logo, ax=ax) is ax and not ax.patches
     plt.close(fig)
+
+
+def test_check_unique_in_solve():
+    logo = ng.solve(qlib.data_path("nonogram-15x15-qbpp-logo.non"), seed=0, check_unique=True)
+    assert logo.solved and logo.unique is True and logo.second_answer is None
+    twin = ng.solve(ng.parse_text("width 2\nheight 2\nrows\n1\n1\ncolumns\n1\n1\n"), seed=0,
+                          check_unique=True)
+    assert twin.solved and twin.unique is False
+    assert set([twin.grid, twin.second_answer]) == {(".#", "#."), ("#.", ".#")}

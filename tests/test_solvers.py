@@ -113,3 +113,25 @@ def test_result_does_not_depend_on_the_order_variables_were_created():
     assert runs[0].state.tolist() == runs[1].state.tolist()
     assert [lab.replace("ordp", "") for lab in runs[0].compiled.labels] == \
            [lab.replace("ordq", "") for lab in runs[1].compiled.labels]
+
+
+@pytest.mark.parametrize("backend, options", [("cpu", dict(target_energy=0)), ("cpu", dict(algorithm="sa")),
+                                              ("exhaustive", {})])
+def test_models_without_variables_are_answered_not_searched(backend, options):
+    for model, energy in ((qlib.Expr.constant(3), 3.0), (qlib.Model(), 0.0)):
+        sol = qlib.solve(model, backend=backend, **options)
+        assert sol.energy == energy and sol.state.shape == (0,) and sol.info["stop_reason"] == "complete"
+
+
+def test_crash_file_from_the_command_line(tmp_path):
+    """A valid-looking nonogram whose every cell is decided by the clues: a model without variables."""
+    import subprocess
+    import sys
+
+    path = tmp_path / "f.non"
+    path.write_text("width 3\nheight 1\nrows\n1,1\ncolumns\n1\n1\n0\n")
+    for form in ("cons", "qubo"):
+        out = subprocess.run([sys.executable, "-m", "qlib", "solve", "nonogram", str(path), "--form", form],
+                             capture_output=True, text=True, timeout=120)
+        assert out.returncode == 1, out.stderr      # no answer (column 3 says 0), and no crash
+        assert "unsolved" in out.stdout

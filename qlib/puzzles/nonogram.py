@@ -862,6 +862,8 @@ class NonogramResult:
     var_count: int
     term_count: int
     energy: float
+    unique: bool | None = None
+    second_answer: tuple[str, ...] | None = None
 
     @property
     def solved(self) -> bool:
@@ -874,10 +876,14 @@ class NonogramResult:
 
 
 def solve(puzzle, *, form: str = "cons", backend: str = "cpu", seed: int | None = None,
-          time_limit: float = 60.0, **options) -> NonogramResult:
+          time_limit: float = 60.0, check_unique: bool = False, **options) -> NonogramResult:
     """Build the model, minimise it down to energy 0 (or until ``time_limit``), decode the grid.
 
-    ``options`` go to :func:`qlib.solve` (e.g. ``num_replicas``, ``num_sweeps``).
+    ``check_unique=True`` then proves with :func:`count_solutions` (within the
+    time left, at least 1 s) whether the grid is the only answer:
+    ``result.unique`` is True, False (``second_answer`` holds another grid) or
+    None (unknown).  ``options`` go to :func:`qlib.solve` (e.g.
+    ``num_replicas``, ``num_sweeps``).
     """
     puzzle = parse(puzzle)
     nm = build_model(puzzle, form=form)
@@ -885,6 +891,14 @@ def solve(puzzle, *, form: str = "cons", backend: str = "cpu", seed: int | None 
                           target_energy=0, **options)
     grid = decode(nm, solution)
     solved = abs(solution.energy) <= 1e-9 and is_solution(puzzle, grid)
+    unique = second = None
+    if check_unique and solved:
+        left = max(1.0, time_limit - float(solution.info.get("seconds", 0.0)))
+        count, status, grids = count_solutions(puzzle, limit=2, time_limit=left)
+        if status != "time_limit":
+            unique = count == 1
+            others = [g for g in grids if tuple(g) != tuple(grid)]
+            second = tuple(others[0]) if others else None
     return NonogramResult(
         status="solved" if solved else "unsolved",
         grid=grid if solved else None,
@@ -895,6 +909,8 @@ def solve(puzzle, *, form: str = "cons", backend: str = "cpu", seed: int | None 
         var_count=int(solution.info["var_count"]),
         term_count=int(solution.info["term_count"]),
         energy=float(solution.energy),
+        unique=unique,
+        second_answer=second,
     )
 
 

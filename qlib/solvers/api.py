@@ -321,6 +321,10 @@ def solve(model, *, backend: str = "cpu", seed: int | None = None, time_limit: f
     else:
         _seed_sequence(seed, 1)
     _check_options(func, backend_options)
+    if compiled.num_vars == 0:   # nothing to search; no kernel gets an empty model
+        info = dict(backend=chosen, stop_reason="complete", flips=0, seconds=0.0, jit_seconds=0.0, seed=seed,
+                    requested_backend=backend if isinstance(backend, str) else chosen)
+        return Solution(compiled, np.zeros(0, dtype=np.uint8), info)
     jit_seconds = _warm_once() if chosen == "cpu" else 0.0
     start = time.perf_counter()
     state, info = func(compiled, seed=seed, time_limit=time_limit, target_energy=target_energy,
