@@ -499,6 +499,7 @@ def run_focused(compiled, rng_states, start_states, target, time_limit, *, noise
     sync = int(sync_steps) if (lazy is not None and share and P > 1) else limit_steps
     sync_at = min(sync, limit_steps)
     chunk, stop_reason = 256, None
+    finish_by = np.int64(1) << 62
     hook_calls = 0
     hook_seconds = 0.0
     deadline = start + time_limit
@@ -506,7 +507,7 @@ def run_focused(compiled, rng_states, start_states, target, time_limit, *, noise
         while stop_reason is None:
             t0 = time.perf_counter()
             before = R.steps.copy()
-            end_steps = np.minimum(R.steps + chunk, sync_at)
+            end_steps = np.minimum(np.minimum(R.steps + chunk, sync_at), finish_by)
             focused_chunk(m, rows, p, R, C, end_steps, lazy is not None)
             elapsed = time.perf_counter() - t0
             done_steps = int((R.steps - before).max())
@@ -526,9 +527,14 @@ def run_focused(compiled, rng_states, start_states, target, time_limit, *, noise
                 # back off while the states met give nothing to cut; look often again once they do
                 R.hook_wait[rep] = interval if added else min(2 * R.hook_wait[rep], 1 << 12)
                 hook_seconds += time.perf_counter() - h0
-            if (R.status == ACCEPTED).any() or (R.status == AT_TARGET).any():
-                stop_reason = "accepted" if (R.status == ACCEPTED).any() else "target_energy"
-                break
+            finished = (R.status == ACCEPTED) | (R.status == AT_TARGET)
+            if finished.any():
+                # The winner is the replica that finished in the fewest steps (then the lowest
+                # index): the others run on until they pass that step count, whatever the chunks.
+                finish_by = int(R.steps[finished].min())
+                if not (R.steps[R.status == RUNNING] < finish_by).any():
+                    stop_reason = "accepted" if (R.status == ACCEPTED).any() else "target_energy"
+                    break
             if (R.status == POOL_FULL).any():   # no cap the caller did not set: the pool grows
                 R, C = _grow_pool(R, C, compiled.num_rows + num_obj)
                 R.status[R.status == POOL_FULL] = RUNNING
@@ -552,7 +558,7 @@ def run_focused(compiled, rng_states, start_states, target, time_limit, *, noise
         stop_reason = "interrupted"
     done = [rep for rep in range(P) if R.status[rep] in (AT_TARGET, ACCEPTED)]
     if done:
-        rep = done[0]  # lowest replica index: independent of thread timing
+        rep = min(done, key=lambda r: (R.steps[r], r))   # fewest steps, then lowest index
         state = answers[rep] if R.status[rep] == ACCEPTED else R.x[rep].copy()
     else:
         rep = int(np.argmin(R.best_energy))
