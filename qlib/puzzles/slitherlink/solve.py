@@ -329,12 +329,8 @@ def warmup(form: str = "cells", method: str = "lazy") -> float:
         return 0.0
     start = time.perf_counter()
     qlib.warmup()
-    tiny = Board(((3, None), (None, None)))
-    _Run(tiny, form, "cpu", 0, 1.0, None, {}, method)   # builds the model (and runs the presolve)
+    tiny = Board(((3, None), (None, None)))   # builds a model, runs the presolve and one search
     METHODS[method](_Run(tiny, form, "cpu", 0, 1.0, None, {}, method))
-    from .presolve import presolve
-
-    presolve(tiny)
     _WARM[key] = time.perf_counter() - start
     return _WARM[key]
 
