@@ -61,7 +61,7 @@ def main(argv=None):
                            f"--qubo-cap {args.qubo_cap:g}")
     results["outer"] = [_run(TEN, s, 120, method="outer", form="hubo") for s in range(args.seeds)]
     print("outer done", flush=True)
-    results["lazy"] = [_run(TEN, s, 120) for s in range(args.seeds)]
+    results["lazy"] = [_run(TEN, s, 120, method="lazy", form="hubo") for s in range(args.seeds)]
     print("lazy done", flush=True)
     hq = {}
     for file in ("slitherlink-5x5-blog-ex1.txt", "slitherlink-5x5-blog-ex2.txt", TEN):

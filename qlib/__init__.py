@@ -54,6 +54,18 @@ def data_path(name: str):
         raise FileNotFoundError(f"qlib ships no puzzle {name!r}; available: {', '.join(available)}")
     return path
 
+_DIMOD_EXPORTS = ("to_bqm", "to_polynomial", "from_bqm", "from_polynomial", "decode")
+
+
+def __getattr__(name: str):
+    """``qlib.to_bqm`` and the other dimod bridges (:mod:`qlib.dimod`), imported on first use
+    so that ``import qlib`` never imports dimod."""
+    if name in _DIMOD_EXPORTS:
+        from . import dimod as _dimod_bridge
+
+        return getattr(_dimod_bridge, name)
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+
 __all__ = [
     "Allowed", "CompiledModel", "Constraint", "Expr", "Model", "Relation", "Solution",
     "Var", "Violation", "between", "compile", "cons", "expand_cons", "one_of", "solve",

@@ -60,6 +60,42 @@ class Solution:
         return dict(zip(self.compiled.labels, (int(b) for b in self.state)))
 
     @property
+    def samples(self) -> list[tuple[np.ndarray, float, bool]]:
+        """``(state, energy, is_feasible)`` for every replica's best state, by qlib's evaluation.
+
+        When ``info`` has ``replica_states`` (the CPU solver's), one entry per
+        replica, in replica order, then this solution's own state when no
+        replica holds it (found in an earlier restart); otherwise just this
+        solution's state.
+        """
+        replicas = self.info.get("replica_states")
+        if replicas is None or np.ndim(replicas) != 2 or np.shape(replicas)[1] != self.compiled.num_vars:
+            states = self.state[None, :]
+        else:
+            states = self.compiled.as_states(replicas)
+            if not (states == self.state[None, :]).all(axis=1).any():
+                states = np.vstack([states, self.state[None, :]])
+        energies = np.atleast_1d(self.compiled.energy(states)) if len(states) else np.zeros(0)
+        if self.compiled.num_rows:
+            dist = self.compiled.row_distances(self.compiled.row_values(states))
+            feasible = ~(dist > 1e-9).any(axis=1)
+        else:
+            feasible = np.ones(len(states), dtype=bool)
+        return [(s.copy(), float(e), bool(f)) for s, e, f in zip(states, energies, feasible)]
+
+    def to_sampleset(self):
+        """:attr:`samples` as a ``dimod.SampleSet`` (BINARY, labelled by the model's labels,
+        qlib's energies, an ``is_feasible`` vector); needs ``dimod``."""
+        import dimod
+
+        rows = self.samples
+        states = np.array([s for s, _, _ in rows], dtype=np.int8).reshape(len(rows), self.compiled.num_vars)
+        return dimod.SampleSet.from_samples(
+            (states, self.compiled.labels), dimod.BINARY, energy=[e for _, e, _ in rows],
+            is_feasible=[f for _, _, f in rows],
+            info={k: self.info[k] for k in ("backend", "seed", "seconds", "stop_reason") if k in self.info})
+
+    @property
     def violations(self) -> list[Violation]:
         if not self.compiled.num_rows:
             return []

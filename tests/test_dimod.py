@@ -1,0 +1,237 @@
+"""qlib.dimod: models to dimod BQMs/polynomials and back, decoding samplesets, and QlibSampler."""
+
+import itertools
+import subprocess
+import sys
+import unittest
+
+import numpy as np
+import pytest
+
+dimod = pytest.importorskip("dimod")
+
+from hypothesis import given, settings, HealthCheck  # noqa: E402
+
+import qlib  # noqa: E402
+from qlib.dimod import QlibSampler  # noqa: E402
+from strategies import models  # noqa: E402
+
+
+def _hand_models():
+    """Models whose constraint expansions are exact (integer sides; equalities, intervals,
+    arithmetic one_of): the minimum over the auxiliaries of the BQM energy is qlib's energy."""
+    h = qlib.var("h", 2, 2)
+    x = qlib.var("dx", 4)
+    return [
+        h[0][1] * ~h[1][0] * h[1][1] - 2 * h[0][0] + qlib.cons(qlib.sum(h) <= 2, label="c") + 3,
+        qlib.Model.of(x[0] * x[1] * x[2] * ~x[3] - 1.5 * ~x[0] * ~x[1] + 0.25 * x[2] * x[3])
+        + qlib.cons(x[0] + x[1] + 2 * x[2] == qlib.one_of(0, 2, 4), weight=2, label="ap"),
+        qlib.cons(x[0] + x[1] + x[2] + x[3] == 2, label="two") + qlib.cons(x[0] + ~x[3] >= 1, label="ge")
+        + (3 * x[1] * x[2] * x[3] - x[0]),
+        ~h[0][0] * ~h[0][1] * ~h[1][0] - h[1][1] * h[0][0] + 0.5,
+    ]
+
+
+def _random_states(rng, n, count=64):
+    return rng.integers(0, 2, size=(count, n), dtype=np.int8)
+
+
+def _aux_min_energies(bqm, labels, states):
+    """bqm energy of each state over ``labels``, minimised over every other (auxiliary) variable."""
+    aux = [v for v in bqm.variables if v not in set(labels)]
+    assert len(aux) <= 12
+    best = np.full(len(states), np.inf)
+    for bits in itertools.product((0, 1), repeat=len(aux)):
+        full = np.hstack([states, np.tile(np.array(bits, dtype=np.int8), (len(states), 1))])
+        best = np.minimum(best, bqm.energies((full, list(labels) + aux)))
+    return best
+
+
+@pytest.mark.parametrize("k", range(4))
+def test_bqm_energy_is_qlib_energy_at_the_best_auxiliaries(k):
+    model = _hand_models()[k]
+    compiled = qlib.compile(model)
+    bqm = qlib.to_bqm(model)
+    assert bqm.vartype is dimod.BINARY
+    assert set(compiled.labels) <= set(bqm.variables)
+    states = _random_states(np.random.default_rng(k), compiled.num_vars)
+    np.testing.assert_allclose(_aux_min_energies(bqm, compiled.labels, states), compiled.energy(states), atol=1e-9)
+
+
+@pytest.mark.parametrize("k", range(4))
+def test_polynomial_and_round_trips(k):
+    model = _hand_models()[k]
+    expanded = qlib.compile(qlib.expand_cons(model))
+    poly = qlib.to_polynomial(model)
+    assert set(poly.variables) <= set(expanded.labels)
+    rng = np.random.default_rng(10 + k)
+    states = _random_states(rng, expanded.num_vars)
+    labels = expanded.labels
+    np.testing.assert_allclose(poly.energies((states, labels)), expanded.energy(states), atol=1e-9)
+    back = qlib.compile(qlib.from_polynomial(poly))
+    cols = [labels.index(v) for v in back.labels]
+    np.testing.assert_allclose(back.energy(states[:, cols]), expanded.energy(states), atol=1e-9)
+    # BQM round trip: the same energy on every state of the BQM's variables
+    bqm = qlib.to_bqm(model)
+    expr = qlib.from_bqm(bqm)
+    bqm_labels = list(bqm.variables)
+    full = _random_states(rng, len(bqm_labels))
+    compiled_back = qlib.compile(expr)
+    cols = [bqm_labels.index(v) for v in compiled_back.labels]
+    np.testing.assert_allclose(compiled_back.energy(full[:, cols]), bqm.energies((full, bqm_labels)), atol=1e-9)
+    # and through SPIN
+    spin = bqm.change_vartype(dimod.SPIN, inplace=False)
+    np.testing.assert_allclose(qlib.compile(qlib.from_bqm(spin)).energy(full[:, cols]),
+                               bqm.energies((full, bqm_labels)), atol=1e-9)
+
+
+@settings(max_examples=40, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(models(num_vars=4, max_constraints=2))
+def test_random_models_agree_with_dimod(model):
+    expanded = qlib.compile(qlib.expand_cons(model))
+    rng = np.random.default_rng(0)
+    states = _random_states(rng, expanded.num_vars, 16)
+    poly = qlib.to_polynomial(model)
+    assert set(poly.variables) <= set(expanded.labels)
+    np.testing.assert_allclose(poly.energies((states, expanded.labels)), expanded.energy(states),
+                               rtol=1e-9, atol=1e-9)
+    # the quadratic reduction: minimising over the pair auxiliaries gives the polynomial back
+    bqm = qlib.to_bqm(model)
+    if sum(str(v).startswith("_aux_pair") for v in bqm.variables) <= 8:
+        np.testing.assert_allclose(_aux_min_energies(bqm, expanded.labels, states), expanded.energy(states),
+                                   rtol=1e-9, atol=1e-9)
+
+
+def test_labels_survive():
+    h = qlib.var("h", 2, 3)
+    model = h[0][1] * h[1][2] * h[0][0] - h[1][1] + qlib.cons(h[0][1] + h[1][0] == 1)
+    bqm = qlib.to_bqm(model)
+    assert {"h[0][1]", "h[1][2]", "h[0][0]", "h[1][1]", "h[1][0]"} <= set(bqm.variables)
+    assert "h[0][1]" in qlib.to_polynomial(model).variables
+    assert "h[0][1]" in qlib.compile(qlib.from_bqm(bqm)).labels
+    bqm2 = dimod.BinaryQuadraticModel({("a", 1): 1.0, 3: -1.0}, {(("a", 1), 3): 2.0}, 0.5, "BINARY")
+    assert set(qlib.compile(qlib.from_bqm(bqm2)).labels) == {"('a', 1)", "3"}
+    clash = dimod.BinaryQuadraticModel({1: 1.0, "1": 2.0}, {}, 0.0, "BINARY")
+    with pytest.raises(ValueError, match="both read"):
+        qlib.from_bqm(clash)
+
+
+def test_import_qlib_does_not_import_dimod():
+    code = "import sys, qlib; assert 'dimod' not in sys.modules; qlib.to_bqm; assert 'dimod' in sys.modules"
+    subprocess.run([sys.executable, "-c", code], check=True)
+
+
+@pytest.mark.parametrize("k", range(4))
+def test_decode_exact_solver(k):
+    model = _hand_models()[k]
+    compiled = qlib.compile(model)
+    bqm = qlib.to_bqm(model)
+    sampleset = dimod.ExactSolver().sample(bqm)
+    sols = qlib.decode(model, sampleset)
+    assert len(sols) == len(sampleset)
+    for sol, row in zip(sols, sampleset.data(["sample", "energy"], sorted_by=None)):
+        assert sol.sample == {label: row.sample[label] for label in compiled.labels}
+        assert sol.energy == pytest.approx(compiled.energy(sol.sample))
+        assert row.energy >= sol.energy - 1e-9        # a penalty is never below the distance
+    exact = qlib.solve(model, backend="exhaustive")
+    assert min(s.energy for s in sols) == pytest.approx(exact.energy)
+    assert sampleset.first.energy == pytest.approx(exact.energy)
+    best = sols[int(np.argmin(sampleset.record.energy))]
+    assert best.is_feasible == exact.is_feasible
+
+
+def test_decode_random_sampler_and_spin():
+    model = _hand_models()[2]
+    compiled = qlib.compile(model)
+    bqm = qlib.to_bqm(model)
+    sampleset = dimod.RandomSampler().sample(bqm, num_reads=20, seed=3)
+    for sol in qlib.decode(model, sampleset):
+        assert sol.energy == pytest.approx(compiled.energy(sol.sample))
+        assert sol.violations == qlib.Solution(compiled, sol.state).violations
+    spin = dimod.ExactSolver().sample(bqm.change_vartype(dimod.SPIN, inplace=False))
+    binary = dimod.ExactSolver().sample(bqm)
+    assert sorted(s.energy for s in qlib.decode(model, spin)) == \
+        pytest.approx(sorted(s.energy for s in qlib.decode(model, binary)))
+
+
+def test_decode_missing_variable():
+    model = _hand_models()[0]
+    sampleset = dimod.SampleSet.from_samples([{"h[0][0]": 1}], dimod.BINARY, energy=[0.0])
+    with pytest.raises(ValueError, match="no column"):
+        qlib.decode(model, sampleset)
+
+
+def test_samples_and_to_sampleset_round_trip():
+    model = _hand_models()[1]
+    sol = qlib.solve(model, seed=4, num_replicas=3)
+    rows = sol.samples
+    assert len(rows) >= 3
+    assert any((s == sol.state).all() for s, _, _ in rows)
+    for state, energy, feasible in rows:
+        assert energy == pytest.approx(sol.compiled.energy(state))
+        assert feasible == qlib.Solution(sol.compiled, state).is_feasible
+    sampleset = sol.to_sampleset()
+    assert len(sampleset) == len(rows)
+    assert set(sampleset.variables) == set(sol.compiled.labels)
+    back = qlib.decode(model, sampleset)
+    assert [b.energy for b in back] == pytest.approx([e for _, e, _ in rows])
+    assert list(sampleset.record.is_feasible) == [f for _, _, f in rows]
+    # without replica states: just the one state
+    single = qlib.solve(model, backend="exhaustive")
+    assert len(single.samples) == 1 and single.to_sampleset().first.energy == pytest.approx(single.energy)
+
+
+def test_sampler_api():
+    sampler = QlibSampler()
+    dimod.testing.assert_sampler_api(sampler)
+    assert isinstance(sampler, dimod.PolySampler)
+    assert {"seed", "time_limit", "target_energy", "num_replicas", "num_threads", "num_sweeps",
+            "algorithm"} == set(sampler.parameters)
+    with pytest.raises(TypeError, match="unknown option"):
+        sampler.sample(dimod.BQM({"a": 1}, {}, 0, "BINARY"), num_reads=3)
+    with pytest.raises(TypeError, match="unknown option"):
+        sampler.sample_poly(dimod.BinaryPolynomial({("a", "b", "c"): 1}, "BINARY"), beta=1)
+
+
+@pytest.mark.parametrize("k", range(4))
+def test_sampler_on_qlib_bqm(k):
+    model = _hand_models()[k]
+    bqm = qlib.to_bqm(model)
+    sampleset = QlibSampler().sample(bqm, seed=k, num_replicas=4, num_sweeps=200)
+    dimod.testing.assert_sampleset_energies(sampleset, bqm)
+    assert len(sampleset) >= 4
+    assert set(sampleset.variables) == set(bqm.variables)
+    assert sampleset.info["stop_reason"] == "max_rounds" and "seconds" in sampleset.info["timing"]
+    exact = qlib.solve(model, backend="exhaustive")
+    assert sampleset.first.energy == pytest.approx(exact.energy)
+    spin = bqm.change_vartype(dimod.SPIN, inplace=False)
+    spin_set = QlibSampler().sample(spin, seed=k)
+    assert spin_set.vartype is dimod.SPIN
+    dimod.testing.assert_sampleset_energies(spin_set, spin)
+
+
+def test_sample_poly_finds_the_minimum():
+    rng = np.random.default_rng(7)
+    labels = [f"p{i}" for i in range(7)]
+    terms = {}
+    for degree in (1, 2, 3, 4):
+        for _ in range(6):
+            terms[tuple(rng.choice(labels, size=degree, replace=False))] = float(rng.integers(-5, 6))
+    poly = dimod.BinaryPolynomial(terms, dimod.BINARY)
+    exact = dimod.ExactPolySolver().sample_poly(poly).first.energy
+    sampleset = QlibSampler().sample_poly(poly, seed=1, target_energy=exact, time_limit=5)
+    assert sampleset.first.energy == pytest.approx(exact)
+    assert sampleset.info["stop_reason"] == "target_energy"
+    np.testing.assert_allclose(sampleset.record.energy, poly.energies(sampleset))
+    hubo_set = QlibSampler().sample_hubo(terms, seed=2)
+    np.testing.assert_allclose(hubo_set.record.energy, poly.energies(hubo_set))
+    spin = poly.to_spin(copy=True)
+    spin_set = QlibSampler().sample_poly(spin, seed=3, num_replicas=4)
+    assert spin_set.vartype is dimod.SPIN
+    np.testing.assert_allclose(spin_set.record.energy, spin.energies(spin_set))
+    assert spin_set.first.energy == pytest.approx(dimod.ExactPolySolver().sample_poly(spin).first.energy)
+
+
+@dimod.testing.load_sampler_bqm_tests(QlibSampler, max_num_variables=5)
+class TestQlibSamplerBQMs(unittest.TestCase):
+    """dimod's own sampler tests: empty, one-variable and small BQMs of every BQM class."""
