@@ -37,6 +37,8 @@ import numpy as np
 
 import qlib
 
+from .sourcefile import decode_utf8, read_bytes
+
 __all__ = [
     "Nonogram", "NonogramError", "NonogramFileNotFoundError", "NonogramModel", "NonogramResult",
     "parse", "parse_text", "to_non", "write", "count_solutions", "METADATA_KEYS",
@@ -220,34 +222,11 @@ def parse_text(text: str, name: str = "<text>") -> Nonogram:
 
 
 def _read_bytes(path) -> bytes:
-    name = os.fspath(path)
-    if len(name) > 80:
-        name = name[:77] + "..."
-    try:
-        with open(path, "rb") as handle:
-            return handle.read()
-    except FileNotFoundError:
-        raise NonogramFileNotFoundError(f"{name}: no such file: expected the path of a .non file") from None
-    except IsADirectoryError:
-        raise NonogramError(f"{name}: is a directory: expected the path of a .non file") from None
-    except OSError as err:
-        hint = (" (the text of a puzzle goes to parse_text(), not parse())"
-                if getattr(err, "errno", None) == 36 else "")  # ENAMETOOLONG
-        raise NonogramError(f"{name}: cannot be read ({err.strerror or err}): expected the path of a "
-                            f"readable .non file{hint}") from None
-    except ValueError as err:  # e.g. an embedded NUL character in the name
-        raise NonogramError(f"{name!r}: not a usable file name ({err}): expected the path of a .non file") from None
+    return read_bytes(path, error=NonogramError, not_found=NonogramFileNotFoundError, what="a .non file")
 
 
 def _decode(data: bytes, name: str) -> str:
-    if data.startswith(b"\xef\xbb\xbf"):
-        data = data[3:]
-    try:
-        return data.decode("utf-8")
-    except UnicodeDecodeError as bad:
-        before = _NEWLINE.split(data[:bad.start].decode("utf-8"))
-        raise NonogramError(f"{name}, line {len(before)}, column {len(before[-1]) + 1}: byte "
-                            f"0x{data[bad.start]:02x} is not UTF-8: expected a UTF-8 text file") from None
+    return decode_utf8(data, name, error=NonogramError)
 
 
 def _parse_file(path) -> Nonogram:

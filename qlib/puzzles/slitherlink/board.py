@@ -13,9 +13,9 @@ from __future__ import annotations
 import os
 import re
 from dataclasses import dataclass
-from pathlib import Path
 
 from ..loops import Grid, grid
+from ..sourcefile import decode_utf8, read_bytes
 
 CLUE_CHARS = ".0123"
 
@@ -117,41 +117,12 @@ def _lines(text: str) -> list[str]:
 
 
 def _decode(data: bytes, name: str, error=None) -> str:
-    """The UTF-8 text of ``data`` (a leading byte-order mark dropped); a byte that is not
-    UTF-8 raises ``error`` (default :class:`SlitherlinkError`) naming its line and column."""
-    error = error or SlitherlinkError
-    if data.startswith(b"\xef\xbb\xbf"):
-        data = data[3:]
-    try:
-        return data.decode("utf-8")
-    except UnicodeDecodeError as bad:
-        before = _NEWLINE.split(data[:bad.start].decode("utf-8"))
-        raise error(f"{name}, line {len(before)}, column {len(before[-1]) + 1}: byte 0x{data[bad.start]:02x} "
-                    f"is not UTF-8: expected a UTF-8 text file") from None
+    return decode_utf8(data, name, error=error or SlitherlinkError)
 
 
 def _read_bytes(path, error=None, not_found=None) -> bytes:
-    """The bytes of the file at ``path``; a missing file, a directory or another OS
-    error raises ``error`` naming the file (``not_found`` for a missing one)."""
-    error = error or SlitherlinkError
-    not_found = not_found or SlitherlinkFileNotFoundError
-    name = os.fspath(path)
-    if len(name) > 80:
-        name = name[:77] + "..."
-    try:
-        with open(path, "rb") as handle:
-            return handle.read()
-    except FileNotFoundError:
-        raise not_found(f"{name}: no such file: expected the path of a puzzle file") from None
-    except IsADirectoryError:
-        raise error(f"{name}: is a directory: expected the path of a puzzle file") from None
-    except OSError as err:
-        hint = (" (the text of a puzzle goes to parse_text(), not parse())"
-                if getattr(err, "errno", None) == 36 else "")  # ENAMETOOLONG
-        raise error(f"{name}: cannot be read ({err.strerror or err}): expected the path of a "
-                    f"readable puzzle file{hint}") from None
-    except ValueError as err:  # e.g. an embedded NUL character in the name
-        raise error(f"{name!r}: not a usable file name ({err}): expected the path of a puzzle file") from None
+    return read_bytes(path, error=error or SlitherlinkError, not_found=not_found or SlitherlinkFileNotFoundError,
+                      what="a puzzle file")
 
 
 def _is_url(text: str) -> bool:
