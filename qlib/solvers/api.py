@@ -114,8 +114,6 @@ def _solve_cpu(compiled, *, seed, time_limit, target_energy, initial_state, algo
     ``tabu_tenure`` belong to the focused search, ``num_sweeps``,
     ``beta_range`` and ``max_rounds`` to annealing; giving one to the other
     algorithm raises."""
-    import numba
-
     entry = time.perf_counter()
     if algorithm == "auto":
         penalty_only = bool((compiled.term_coef[:compiled.num_objective_terms] >= 0).all())

@@ -193,7 +193,6 @@ def focused_chunk(m, rows, p, R, C, end_steps, has_hook):
     a separation function, else WAITING) or meets a state for the separation
     function (WAITING); its state stays in ``R`` for the driver to read.
     """
-    term_ptr, term_vars = m[0], m[1]
     n = R.x.shape[1]
     num_rows = m[11].shape[0]
     num_obj = p.num_objective
