@@ -32,7 +32,7 @@ $(STAMP): pyproject.toml $(CONSTRAINTS) $(wildcard qlib/__init__.py)
 	touch $@
 
 # Unit tests, then the notebooks under nbval (lax: only cells marked
-# NBVAL_CHECK_OUTPUT are compared with their stored output).
+tagged nbval-check-output are compared with their stored output).
 test: venv
 	MPLBACKEND=$(MPL_SCRIPT) $(VPY) -m pytest tests --ignore=tests/test_book_html.py
 	MPLBACKEND=$(MPL_KERNEL) $(VPY) -m pytest --nbval-lax notebooks
