@@ -9,8 +9,15 @@
   QUBO form (slack variables, auxiliary degree variables) on the same boards;
 * cpu_vs_gpu: the outer method on both backends, when a GPU is present.
 
-Every answer is checked with ``slitherlink.is_solution``.  Times are wall
-seconds after JIT warm-up on the machine that ran the script (see "machine").
+Every (board, method, seed) run is one task of ``qlib.sweep.run_sweep`` with
+``slitherlink.sweep_task``: by default on a Dask LocalCluster with one worker
+process per core, each with one numba thread (``--workers`` changes the count,
+``--scheduler ADDRESS`` uses an existing cluster, ``--serial`` runs in this
+process).  The CPU-GPU comparison always runs in this process, one run at a
+time.  Every answer is checked with ``slitherlink.is_solution``.  Times are wall
+seconds after JIT loading (``jit_seconds`` reports it apart) on the machine that
+ran the script (see "machine" and "sweep"); runs that share the cores run side
+by side, so their times include that competition.
 """
 
 from __future__ import annotations
@@ -22,25 +29,50 @@ import platform
 import time
 from pathlib import Path
 
-import qlib
 from qlib.puzzles import slitherlink
 from qlib.solvers import gpu
+from qlib.sweep import SCHEDULER_ENV, run_sweep
 
 OUT = Path(__file__).resolve().parent / "results" / "experiments.json"
 TEN = "slitherlink-10x10-qbpp.txt"
+FIVES = ("slitherlink-5x5-blog-ex1.txt", "slitherlink-5x5-blog-ex2.txt")
+#: The (form, method) pairs the tasks use: their kernels are loaded once before the fan-out.
+KERNELS = (("hubo", "outer"), ("hubo", "lazy"), ("qubo", "outer"))
 
 
-def _run(file, seed, cap, **kwargs):
-    board = slitherlink.parse(qlib.data_path(file))
-    t = time.perf_counter()
-    r = slitherlink.solve(board, seed=seed, time_limit=cap, max_iterations=1000, **kwargs)
-    seconds = time.perf_counter() - t
-    ok = r.status == "solved" and slitherlink.is_solution(board, r.h, r.v)
-    return dict(seed=seed, solved=bool(ok), seconds=seconds, iterations=len(r.iterations),
-                loops=[it["loops"] for it in r.iterations],
-                iteration_seconds=[it["seconds"] for it in r.iterations],
-                cuts=r.iterations[-1].get("forbidden", 0) if r.iterations else 0,
-                var_count=r.var_count, term_count=r.term_count)
+def warm() -> None:
+    """Compile or load every kernel the tasks use, in this process, before any worker starts."""
+    for form, method in KERNELS:
+        slitherlink.warmup(form, method)
+
+
+def task(group, file, method, form, seed, cap, **extra) -> tuple[tuple, dict]:
+    """One run: its place in the results (``group``) and the keyword arguments of ``sweep_task``."""
+    return group, dict(file=file, method=method, form=form, seed=seed, time_limit=cap, max_iterations=1000, **extra)
+
+
+def cpu_tasks(args) -> list[tuple[tuple, dict]]:
+    """The (board, method, seed) runs of every CPU section, capped ones first (they take longest)."""
+    runs = []
+    for file in (*FIVES, TEN):
+        seeds = range(args.qubo_seeds if file != TEN else max(2, args.qubo_seeds // 3))
+        for form in ("qubo", "hubo"):
+            runs += [task(("hubo_vs_qubo", file, form), file, "outer", form, s, args.qubo_cap) for s in seeds]
+    runs += [task(("outer",), TEN, "outer", "hubo", s, 120.0) for s in range(args.seeds)]
+    runs += [task(("lazy",), TEN, "lazy", "hubo", s, 120.0) for s in range(args.seeds)]
+    return runs
+
+
+def gather(runs, results) -> dict:
+    """The results of ``runs`` in the layout of experiments.json."""
+    out = dict(outer=[], lazy=[], hubo_vs_qubo=dict(boards={}))
+    for (group, *where), result in zip((g for g, _ in runs), results):
+        if group == "hubo_vs_qubo":
+            file, form = where
+            out["hubo_vs_qubo"]["boards"].setdefault(file, dict(hubo=[], qubo=[]))[form].append(result)
+        else:
+            out[group].append(result)
+    return out
 
 
 def main(argv=None):
@@ -48,34 +80,45 @@ def main(argv=None):
     parser.add_argument("--seeds", type=int, default=40, help="seeds of the 10x10 runs")
     parser.add_argument("--qubo-seeds", type=int, default=10)
     parser.add_argument("--qubo-cap", type=float, default=20.0, help="seconds per pure-QUBO run")
+    where = parser.add_mutually_exclusive_group()
+    where.add_argument("--scheduler", metavar="ADDRESS", default=os.environ.get(SCHEDULER_ENV),
+                       help=f"Dask scheduler to use (default: ${SCHEDULER_ENV}, else a new LocalCluster)")
+    where.add_argument("--serial", action="store_true", help="run every task in this process, without Dask")
+    parser.add_argument("--workers", type=int, default=None, help="LocalCluster processes (default: the cores)")
     parser.add_argument("--out", type=Path, default=OUT)
     args = parser.parse_args(argv)
+    if args.workers and (args.serial or args.scheduler):
+        parser.error("--workers sizes the LocalCluster; it does not apply to --serial or --scheduler")
 
-    qlib.warmup()
-    _run("slitherlink-5x5-blog-ex1.txt", 0, 10)  # compile the lazy and outer paths
-    _run("slitherlink-5x5-blog-ex1.txt", 0, 10, method="outer")
+    scheduler = "serial" if args.serial else args.scheduler or None
+    workers = None if scheduler else (args.workers or os.cpu_count())
+    runs = cpu_tasks(args)
+    start = time.perf_counter()
+    results = run_sweep(slitherlink.sweep_task, [t for _, t in runs], scheduler=scheduler, n_workers=workers,
+                        warm=warm)
+    wall = time.perf_counter() - start
+    out = gather(runs, results)
+    print(f"{len(runs)} runs in {wall:.0f} s", flush=True)
+
+    command = (f"benchmarks/experiments.py --seeds {args.seeds} --qubo-seeds {args.qubo_seeds} "
+               f"--qubo-cap {args.qubo_cap:g}")
+    command += " --serial" if args.serial else f" --scheduler {scheduler}" if scheduler else ""
+    command += f" --workers {args.workers}" if args.workers else ""
     results = dict(machine=dict(platform=platform.platform(), cpus=os.cpu_count(),
                                 python=platform.python_version(),
                                 gpu=gpu.device_name() if gpu.is_available() else None),
-                   command=f"benchmarks/experiments.py --seeds {args.seeds} --qubo-seeds {args.qubo_seeds} "
-                           f"--qubo-cap {args.qubo_cap:g}")
-    results["outer"] = [_run(TEN, s, 120, method="outer", form="hubo") for s in range(args.seeds)]
-    print("outer done", flush=True)
-    results["lazy"] = [_run(TEN, s, 120, method="lazy", form="hubo") for s in range(args.seeds)]
-    print("lazy done", flush=True)
-    hq = {}
-    for file in ("slitherlink-5x5-blog-ex1.txt", "slitherlink-5x5-blog-ex2.txt", TEN):
-        seeds = range(args.qubo_seeds if file != TEN else max(2, args.qubo_seeds // 3))
-        hq[file] = dict(
-            hubo=[_run(file, s, args.qubo_cap, method="outer", form="hubo") for s in seeds],
-            qubo=[_run(file, s, args.qubo_cap, method="outer", form="qubo") for s in seeds],
-        )
-        print("hubo_vs_qubo", file, flush=True)
-    results["hubo_vs_qubo"] = dict(cap_seconds=args.qubo_cap, boards=hq)
-    if gpu.is_available():
-        results["cpu_vs_gpu"] = dict(
-            cpu=[_run(TEN, s, 120, method="outer", form="hubo", algorithm="sa") for s in range(10)],
-            gpu=[_run(TEN, s, 120, method="outer", form="hubo", backend="gpu") for s in range(10)])
+                   command=command,
+                   sweep=dict(scheduler=scheduler or "LocalCluster", workers=workers,
+                              numba_threads_per_worker=1 if scheduler is None else None,
+                              runs=len(runs), wall_seconds=wall))
+    results["outer"], results["lazy"] = out["outer"], out["lazy"]
+    results["hubo_vs_qubo"] = dict(cap_seconds=args.qubo_cap, boards=out["hubo_vs_qubo"]["boards"])
+    if gpu.is_available():   # in this process, one run at a time: the GPU is not shared between workers
+        backends = dict(cpu=dict(options=dict(algorithm="sa")), gpu=dict(backend="gpu"))
+        results["cpu_vs_gpu"] = {
+            name: run_sweep(slitherlink.sweep_task, [task(None, TEN, "outer", "hubo", s, 120.0, **extra)[1]
+                                                     for s in range(10)], scheduler="serial")
+            for name, extra in backends.items()}
     else:
         results["cpu_vs_gpu"] = None
     args.out.parent.mkdir(parents=True, exist_ok=True)
@@ -83,5 +126,5 @@ def main(argv=None):
     print(f"written to {args.out}")
 
 
-if __name__ == "__main__":
+if __name__ == "__main__":   # the guard matters: Dask's worker processes re-import this file
     main()

@@ -42,10 +42,12 @@ from .formulation import (FORMS, SOLVE_FORMS, SlitherlinkModel, build_model, dec
 from .formulation import FORMULATIONS
 from .presolve import presolve
 from .solve import METHODS, SlitherlinkResult, check, is_solution, loop_cuts, solve, warmup
+from .sweep import sweep_task
 
 __all__ = [
     "Board", "SlitherlinkError", "SlitherlinkModel", "SlitherlinkResult", "METHODS", "FORMS", "SOLVE_FORMS",
     "parse", "build_model", "model_sizes", "forbid_loop", "solve", "decode", "check",
     "is_solution", "render_text", "draw", "split_loops", "loop_satisfies_clues", "loop_cuts",
     "parse_text", "parse_url", "SlitherlinkFileNotFoundError", "CLUE_CHARS", "FORMULATIONS", "presolve", "warmup",
+    "sweep_task",
 ]
