@@ -17,6 +17,7 @@ qlib`` alone never imports it.
 
 from __future__ import annotations
 
+import copy
 import time
 
 import dimod
@@ -149,10 +150,25 @@ def decode(model, sampleset) -> list[Solution]:
     if rows.ndim != 2:
         rows = rows.reshape(len(sampleset), -1)
     states = rows[:, [columns[label] for label in labels]] if labels else np.zeros((len(rows), 0), np.uint8)
-    energies = sampleset.record.energy
-    counts = sampleset.record.num_occurrences
-    return [Solution(compiled, state, dict(backend="dimod", dimod_energy=float(e), num_occurrences=int(n)))
-            for state, e, n in zip(states, energies, counts)]
+    if not len(states):
+        return []
+    states = compiled.as_states(states)          # validated once, not once per row
+    qlib_energies = np.atleast_1d(compiled.energy(states))
+    infos = [dict(backend="dimod", dimod_energy=float(e), num_occurrences=int(n))
+             for e, n in zip(sampleset.record.energy, sampleset.record.num_occurrences)]
+    # One Solution is built the ordinary way; the others are copies of it with their own state,
+    # energy and info, so that a sampleset of many rows costs one batched energy evaluation.
+    template = Solution(compiled, states[0], infos[0])
+    solutions = [template]
+    for state, energy, info in zip(states[1:], qlib_energies[1:], infos[1:]):
+        sol = copy.copy(template)
+        sol.state = state.copy()
+        sol.energy = float(energy)
+        for key, value in template.info.items():
+            info.setdefault(key, value)
+        sol.info = info
+        solutions.append(sol)
+    return solutions
 
 
 # -- the sampler ------------------------------------------------------------------------------

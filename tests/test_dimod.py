@@ -154,6 +154,29 @@ def test_decode_random_sampler_and_spin():
         pytest.approx(sorted(s.energy for s in qlib.decode(model, binary)))
 
 
+def test_decode_rows_are_independent_solutions():
+    """Each decoded row is what ``Solution(compiled, state, info)`` builds, attribute for attribute,
+    and shares no state or info with the other rows."""
+    model = _hand_models()[1]
+    compiled = qlib.compile(model)
+    sampleset = dimod.ExactSolver().sample(qlib.to_bqm(model))
+    sols = qlib.decode(compiled, sampleset)
+    assert len(sols) == len(sampleset) >= 16
+    for sol, row in zip(sols, sampleset.record):
+        info = dict(backend="dimod", dimod_energy=float(row.energy), num_occurrences=int(row.num_occurrences))
+        direct = qlib.Solution(compiled, sol.sample, info)
+        assert vars(sol).keys() == vars(direct).keys()
+        assert sol.state.dtype == direct.state.dtype and (sol.state == direct.state).all()
+        assert type(sol.energy) is type(direct.energy) and sol.energy == direct.energy
+        assert sol.info == direct.info and list(sol.info) == list(direct.info)
+        assert sol.violations == direct.violations
+    sols[1].state[:] = 1 - sols[1].state
+    sols[1].info["seen"] = True
+    assert "seen" not in sols[0].info and "seen" not in sols[2].info
+    assert not np.shares_memory(sols[0].state, sols[2].state)
+    assert qlib.decode(compiled, dimod.SampleSet.from_samples(([], list(compiled.labels)), "BINARY", energy=[])) == []
+
+
 def test_decode_missing_variable():
     model = _hand_models()[0]
     sampleset = dimod.SampleSet.from_samples([{"h[0][0]": 1}], dimod.BINARY, energy=[0.0])
