@@ -252,3 +252,50 @@ def test_time_limit_holds_on_large_empty_boards(size, limit):
     assert res.status == "unknown" and res.stop_reason == "time_limit"
     assert took <= 1.1 * limit + 0.5 and res.seconds <= 1.1 * limit + 0.5
     assert res.nodes > 0
+
+
+def test_generate_raises_when_its_recount_hits_the_node_cap():
+    # with max_nodes=5 the final recount (cap 4 * 5 nodes) cannot finish on this 6x6 board;
+    # generate used to return the board as if verified
+    with pytest.raises(gen.UnverifiedBoardError, match="could not verify") as info:
+        gen.generate(6, 6, 0, max_nodes=5)
+    err = info.value
+    assert isinstance(err, RuntimeError)
+    assert err.count.status == "unknown" and err.count.stop_reason == "max_nodes" and err.count.nodes < 100
+    # the same call without the check returns that board; an uncapped count proves it unique
+    board, mask = gen.generate(6, 6, 0, max_nodes=5, verify=False)
+    assert board == err.board and np.array_equal(mask, err.mask)
+    res = gen.count_solutions(board, limit=2, time_limit=None)
+    assert res.unique and np.array_equal(res.solutions[0], mask)
+    # a cap the recount fits under verifies as before
+    board, mask = gen.generate(6, 6, 0, max_nodes=2_000)
+    assert gen.count_solutions(board, limit=2, time_limit=None, max_nodes=8_000).unique
+
+
+def test_generate_final_check_sees_a_second_answer(monkeypatch):
+    # a recount that finds two answers is a bug, and must not pass either
+    real = gen.count_solutions
+
+    def lying(board, limit=2, **kw):
+        res = real(board, limit=limit, **kw)
+        if limit == 2 and kw.get("exclude") is None and kw.get("hint") is not None:
+            return gen.SolutionCount(count=2, status="limit", stop_reason="limit", limit=2,
+                                     nodes=res.nodes, seconds=res.seconds, solutions=res.solutions * 2)
+        return res
+
+    monkeypatch.setattr(gen, "count_solutions", lying)
+    with pytest.raises(RuntimeError, match="not unique"):
+        gen.generate(5, 5, 1)
+
+
+def test_unverified_board_error_pickles():
+    import pickle
+
+    try:
+        gen.generate(6, 6, 0, max_nodes=5)
+    except gen.UnverifiedBoardError as err:
+        back = pickle.loads(pickle.dumps(err))
+        assert str(back) == str(err) and back.board == err.board and np.array_equal(back.mask, err.mask)
+        assert back.count.status == "unknown"
+    else:
+        pytest.fail("generate(6, 6, 0, max_nodes=5) verified its board; the test needs a cap it cannot finish under")

@@ -35,7 +35,7 @@ from .loops import grid
 from .slitherlink import Board, parse
 
 __all__ = ["random_region", "random_loop", "clues_of", "board_from_mask", "count_solutions", "SolutionCount",
-           "generate", "generate_dense", "SHIPPED"]
+           "generate", "generate_dense", "UnverifiedBoardError", "SHIPPED"]
 
 #: The generated boards shipped in ``qlib/data``: file name -> the call that made it and how
 #: uniqueness stands.  Each file is ``generate(size, size, seed, keep=keep, max_nodes=max_nodes)``
@@ -1067,6 +1067,20 @@ def count_solutions(board, limit: int = 2, time_limit: float | None = 10.0, max_
 # -----------------------------------------------------------------------------
 # Generators
 # -----------------------------------------------------------------------------
+class UnverifiedBoardError(RuntimeError):
+    """:func:`generate`'s final recount stopped at its node cap: the board's uniqueness is not proved.
+
+    ``board``, ``mask`` and ``count`` (the :class:`SolutionCount` of the recount) say what was made.
+    """
+
+    def __init__(self, message: str, board, mask, count):
+        super().__init__(message)
+        self.board, self.mask, self.count = board, mask, count
+
+    def __reduce__(self):   # picklable (for worker processes) with its fields
+        return type(self), (str(self), self.board, self.mask, self.count)
+
+
 def _unique_loop(rows, cols, rng, max_nodes, time_limit):
     """A random loop whose full clue board the counter proves unique (retrying a few loops).
 
@@ -1099,8 +1113,11 @@ def generate(rows: int, cols: int, seed: int, keep: float = 0.0, *, max_nodes: i
     ``keep`` is the fraction of cells that keep their clue at least (removal
     stops there; 0 tries every clue).  ``time_limit`` bounds the removal phase
     (clues not tried by then stay).  ``verify`` re-counts the final board with
-    ``limit=2`` (raising RuntimeError if a second answer turns up, which would
-    be a bug).  ``log`` (a callable) gets progress lines.
+    ``limit=2`` and a cap of ``4 * max_nodes`` nodes: it raises
+    :class:`UnverifiedBoardError` when that recount stops at its cap before
+    finishing (uniqueness not proved; the error holds the board), and
+    RuntimeError if it finds a second answer or misses the loop, which would
+    be a bug.  ``log`` (a callable) gets progress lines.
 
     Returns ``(board, mask)``: a :class:`~qlib.puzzles.slitherlink.Board` and
     the answer's uint8 edge mask.  The same arguments give the same board as
@@ -1139,9 +1156,15 @@ def generate(rows: int, cols: int, seed: int, keep: float = 0.0, *, max_nodes: i
             log(f"{tried} tried, {removed} removed, {unknown} unknown, {time.perf_counter() - t0:.1f} s")
     board = board_from_mask(mask, rows, cols, kept)
     if verify:
-        res = count_solutions(board, limit=2, time_limit=None, max_nodes=None if max_nodes is None else 4 * max_nodes,
-                              hint=mask)
-        if res.count > 1 or (res.count == 1 and not np.array_equal(res.solutions[0], mask)):
+        cap = None if max_nodes is None else 4 * max_nodes
+        res = count_solutions(board, limit=2, time_limit=None, max_nodes=cap, hint=mask)
+        if res.status == "unknown":
+            raise UnverifiedBoardError(
+                f"could not verify the generated {rows}x{cols} board (seed {seed}): the recount reached its "
+                f"cap of {cap} nodes (4 * max_nodes) with {res.count} answer(s) found, so uniqueness is not "
+                "proved; raise max_nodes (None for no cap), or pass verify=False and count it yourself",
+                board, mask, res)
+        if not res.unique or not np.array_equal(res.solutions[0], mask):
             raise RuntimeError(f"generated board is not unique ({res}); this is a bug")
     return board, mask
 

@@ -81,3 +81,38 @@ def draw(board, h=None, v=None, ax=None, loops=None, *, linewidth: float = 3.0):
     ax.set_aspect("equal")
     ax.axis("off")
     return ax
+
+
+def cell_edges_mask(cells) -> np.ndarray:
+    """The edge mask (uint8, flat edge order) that a cell colouring draws: an edge where its two
+    cells differ, the outside of the board counting as 0."""
+    pad = np.pad(np.asarray(cells, dtype=np.uint8) & 1, 1)
+    h = pad[:-1, 1:-1] ^ pad[1:, 1:-1]      # (R+1, C): cell above vs cell below
+    v = pad[1:-1, :-1] ^ pad[1:-1, 1:]      # (R, C+1): cell left vs cell right
+    return np.concatenate([h.ravel(), v.ravel()]).astype(np.uint8)
+
+
+def draw_cells(board, cells, ax=None, *, colour: str = "0.85", mark=None, **options):
+    """Draw a cell colouring (the cell formulation's state): cells equal to 1 shaded, and the
+    loops it draws (:func:`cell_edges_mask`) as :func:`draw` draws edges.
+
+    ``cells`` is an R x C array of 0/1; ``mark`` lists cells ``(i, j)`` to outline (for example a
+    cell just flipped); other keyword arguments go to :func:`draw`.  Returns the Axes.
+    """
+    import matplotlib.pyplot as plt
+    from matplotlib.patches import Rectangle
+
+    board = parse(board)
+    cells = np.asarray(cells, dtype=np.uint8)
+    if cells.shape != (board.rows, board.cols):
+        raise ValueError(f"cells must be a {board.rows} x {board.cols} array, got shape {cells.shape}")
+    if ax is None:
+        _, ax = plt.subplots(figsize=(0.45 * board.cols + 1, 0.45 * board.rows + 1))
+    h, v = board.grid.to_hv(cell_edges_mask(cells))
+    draw(board, h, v, ax=ax, **options)
+    for i, j in zip(*np.nonzero(cells)):
+        ax.add_patch(Rectangle((j, i), 1, 1, facecolor=colour, edgecolor="none", zorder=0))
+    for i, j in mark or ():
+        ax.add_patch(Rectangle((j + 0.08, i + 0.08), 0.84, 0.84, fill=False, edgecolor="tab:red",
+                               linestyle="--", lw=1.5, zorder=1))
+    return ax
