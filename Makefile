@@ -19,7 +19,7 @@ MPL_KERNEL = module://matplotlib_inline.backend_inline
 NUMBA_CACHE_DIR ?= $(CURDIR)/.numba_cache
 export NUMBA_CACHE_DIR
 
-.PHONY: venv test book check-html bench bench-deps experiments browser-deps clean distclean
+.PHONY: venv test book lab check-html bench bench-deps experiments browser-deps clean distclean
 
 venv: $(STAMP)
 
@@ -31,10 +31,10 @@ $(STAMP): pyproject.toml $(CONSTRAINTS) $(wildcard qlib/__init__.py)
 	$(PIP) install -c $(CONSTRAINTS) -e '.[book,test]'
 	touch $@
 
-# Unit tests, then the notebooks under nbval (lax: only cells marked
-tagged nbval-check-output are compared with their stored output).
+# Unit tests, then the notebooks under nbval (lax: only cells
+# tagged nbval-check-output are compared with their stored output).
 test: venv
-	MPLBACKEND=$(MPL_SCRIPT) $(VPY) -m pytest tests --ignore=tests/test_book_html.py
+	MPLBACKEND=$(MPL_SCRIPT) $(VPY) -m pytest tests --ignore=tests/test_book_html.py --ignore=tests/test_lab.py
 	MPLBACKEND=$(MPL_KERNEL) $(VPY) -m pytest --nbval-lax notebooks
 
 # --all: rebuild every page, so every notebook is re-executed against the current
@@ -44,10 +44,19 @@ book: venv
 	$(VENV)/bin/jupyter-book build --all . -W -n --keep-going
 	@echo "Book: $(CURDIR)/_build/html/index.html"
 
-# Open the built book in headless Chromium: every page present, figures and math
-# rendered; screenshots of two chapters go to _build/screenshots/.
+# JupyterLab on the chapters (notebooks/), in .venv, with the book's kernel settings
+# (inline matplotlib, numba's cache in the tree).  LAB_ARGS="--port 8890 --no-browser".
+# As root (a container) JupyterLab needs --allow-root.
+lab: export MPLBACKEND = $(MPL_KERNEL)
+lab: venv
+	$(VENV)/bin/jupyter lab --ServerApp.root_dir=notebooks $(if $(filter 0,$(shell id -u)),--allow-root) $(LAB_ARGS)
+
+# Open the built book in headless Chromium: every page of _toc.yml loads, with numbered
+# figures, typeset math, no raw MyST, no NBVAL text and no error output; a screenshot of
+# every page goes to _build/screenshots/.  Then JupyterLab in Chromium (tests/test_lab.py):
+# a chapter's widget renders and redraws when its slider moves.
 check-html: venv browser-deps
-	QLIB_REQUIRE_HTML=1 $(VPY) -m pytest tests/test_book_html.py
+	QLIB_REQUIRE_HTML=1 $(VPY) -m pytest tests/test_book_html.py tests/test_lab.py
 
 bench-deps: $(BENCH_STAMP)
 
@@ -59,14 +68,16 @@ bench: export MPLBACKEND = $(MPL_SCRIPT)
 bench: bench-deps
 	$(VPY) benchmarks/run.py $(BENCH_ARGS)
 
-# The measurements the Experiments chapter reads (benchmarks/results/experiments.json).
+# The measurements the Experiments chapter reads (benchmarks/results/experiments.json): a sweep
+# of (board, method, seed) runs on a Dask LocalCluster, one process per core, one numba thread
+# each (qlib.sweep).  EXPERIMENTS_ARGS="--serial", "--scheduler tcp://host:8786" or "--seeds 10".
 experiments: export MPLBACKEND = $(MPL_SCRIPT)
 experiments: venv
-	$(VPY) benchmarks/experiments.py
+	$(VPY) benchmarks/experiments.py $(EXPERIMENTS_ARGS)
 
 # Debian's Chromium + ChromeDriver for headless screenshots of the HTML book (needs root).
 browser-deps:
-	@if [ -x /usr/bin/chromium ] && fc-list 2>/dev/null | grep -qi "Noto.*CJK"; then echo "chromium and CJK fonts already installed"; \
+	@if [ -x /usr/bin/chromium ] && [ -x /usr/bin/chromedriver ] && fc-list 2>/dev/null | grep -qi "Noto.*CJK"; then echo "chromium, chromedriver and CJK fonts already installed"; \
 	else apt-get update && apt-get install -y chromium chromium-driver fonts-noto-cjk; fi
 
 # Build outputs and caches; keeps .venv (see distclean).

@@ -1,20 +1,25 @@
 """The built HTML book, as a browser renders it.
 
-Needs ``_build/html`` (``make book``) and headless Chromium at ``/usr/bin/chromium``
-(``make browser-deps``); without either the tests are skipped, so ``make test``,
-which runs before the book is built, passes.  ``QLIB_REQUIRE_HTML=1`` turns every
-skip into a failure (for a check that runs after the build).
+Needs ``_build/html`` (``make book``; ``QLIB_BOOK_HTML`` points elsewhere) and headless
+Chromium at ``/usr/bin/chromium`` (``make browser-deps``); without either the tests are
+skipped, so ``make test``, which runs before the book is built, passes.
+``QLIB_REQUIRE_HTML=1`` turns every skip into a failure (for a check that runs after the
+build).
 
-A local ``python -m http.server`` serves ``_build/html`` on 127.0.0.1; Chromium
-loads each page listed in ``_toc.yml`` and dumps the DOM after scripts ran
-(``--dump-dom`` with a virtual time budget, so MathJax has typeset the math).
-Screenshots of two chapters go to ``_build/screenshots``.
+A local ``python -m http.server`` serves the HTML on 127.0.0.1; Chromium loads every page
+that ``_toc.yml`` lists (read when the tests are collected) and dumps the DOM after
+scripts ran (``--dump-dom`` with a virtual time budget, so MathJax has typeset the math).
+Each page must load and show no error output, no "NBVAL" text, no raw MyST (a directive
+or role the build left as text), only numbered figures ("Fig. N" captions) and only
+typeset math.  A screenshot of every page goes to ``_build/screenshots`` (next to the
+HTML folder; ``QLIB_SCREENSHOTS`` overrides it).
 """
 
 from __future__ import annotations
 
 import json
 import os
+import re
 import shutil
 import socket
 import subprocess
@@ -29,15 +34,21 @@ from urllib.parse import unquote, urljoin, urlparse
 import pytest
 
 ROOT = Path(__file__).resolve().parents[1]
-HTML = ROOT / "_build" / "html"
-SHOTS = ROOT / "_build" / "screenshots"
+HTML = Path(os.environ.get("QLIB_BOOK_HTML", ROOT / "_build" / "html")).resolve()
+SHOTS = Path(os.environ.get("QLIB_SCREENSHOTS", HTML.parent / "screenshots"))
 CHROMIUM = os.environ.get("QLIB_CHROMIUM", "/usr/bin/chromium")
 REQUIRE = os.environ.get("QLIB_REQUIRE_HTML") == "1"
-SCREENSHOT_PAGES = ("notebooks/loop_elimination", "notebooks/nonogram_domain_walls")
 CHROMIUM_FLAGS = ("--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
                   "--disable-background-networking", "--disable-component-update", "--disable-sync")
 # What a failed cell leaves in myst-nb's HTML: the traceback text and its output classes.
 ERROR_MARKERS = ("Traceback (most recent call last)", 'class="output traceback', 'class="output error')
+# MyST that the build did not turn into HTML: a fenced or colon-fenced directive, or a role.
+RAW_MYST = re.compile(r"```\{|:::\{|\{(?:numref|doc|ref|eq|term|math|download|abbr|glue(?::\w+)?|cite(?::\w+)?"
+                      r"|prf:\w+|include|figure|exercise|solution|solution-start|solution-end|admonition"
+                      r"|note|tip|warning|code-cell|bibliography)\}")
+# TeX that MathJax did not typeset, in prose (code, pre and typeset math removed first).
+RAW_TEX = re.compile(r"\$\$|\\\(|\\\[|\\begin\{|\$[^$\n]*[\\^_][^$\n]*\$")
+FIGURE_NUMBER = re.compile(r"^Fig\. \d+(\.\d+)*$")
 
 
 def _missing(reason: str):
@@ -80,6 +91,20 @@ def notebook_has_figures(page: str) -> bool:
     nb = json.loads(path.read_text())
     return any("image/png" in out.get("data", {}) or "image/svg+xml" in out.get("data", {})
                for cell in nb.get("cells", []) for out in cell.get("outputs", []))
+
+
+def _soup(html: str):
+    from bs4 import BeautifulSoup  # a dependency of the book's theme (and of nbconvert)
+
+    return BeautifulSoup(html, "html.parser")
+
+
+def _main(soup):
+    """The page's content (the theme's <main>), without scripts and styles."""
+    main = soup.find("main") or soup
+    for tag in main.find_all(["script", "style", "noscript"]):
+        tag.decompose()
+    return main
 
 
 class _Images(HTMLParser):
@@ -145,10 +170,23 @@ def chromium(*args: str, timeout: float = 90) -> subprocess.CompletedProcess:
 _DOMS: dict[str, str] = {}
 
 
+def screenshot_path(page: str) -> Path:
+    return SHOTS / f"{Path(page).name}.png"
+
+
 def dom(site: str, page: str) -> str:
-    """The rendered DOM of a page (cached per test session)."""
+    """The rendered DOM of a page (cached per test session).
+
+    The same Chromium run writes the page's screenshot (1280 x 2000 pixels, the top of the page).
+    """
     if page not in _DOMS:
-        result = chromium("--virtual-time-budget=10000", "--dump-dom", site + page + ".html")
+        if not (HTML / f"{page}.html").is_file():
+            pytest.fail(f"{page} is in _toc.yml but {page}.html was not built")
+        SHOTS.mkdir(parents=True, exist_ok=True)
+        shot = screenshot_path(page)
+        shot.unlink(missing_ok=True)
+        result = chromium("--virtual-time-budget=10000", "--window-size=1280,2000", "--hide-scrollbars",
+                          f"--screenshot={shot}", "--dump-dom", site + page + ".html")
         assert result.returncode == 0, f"chromium failed on {page}: {result.stderr[-2000:]}"
         _DOMS[page] = result.stdout
     return _DOMS[page]
@@ -160,6 +198,8 @@ def dom(site: str, page: str) -> str:
 def test_toc_lists_pages():
     assert PAGES, "_toc.yml names no page"
     assert len(PAGES) == len(set(PAGES)), "a page is listed twice in _toc.yml"
+    shots = [screenshot_path(p).name for p in PAGES]
+    assert len(shots) == len(set(shots)), f"two pages would share a screenshot name: {sorted(shots)}"
 
 
 @pytest.mark.parametrize("page", PAGES)
@@ -199,15 +239,56 @@ def test_mathjax_renders_on_intro(site):
     assert "mjx-container" in html, "MathJax did not typeset the intro page (no <mjx-container>)"
 
 
-@pytest.mark.parametrize("page", SCREENSHOT_PAGES)
+@pytest.mark.parametrize("page", PAGES)
+def test_no_nbval_text(site, page):
+    html = dom(site, page)  # hidden inputs are in the DOM too: a "# NBVAL_..." comment shows up here
+    at = html.find("NBVAL")
+    assert at < 0, f"{page}: 'NBVAL' in the page: ...{html[max(0, at - 80):at + 80]}..."
+
+
+@pytest.mark.parametrize("page", PAGES)
+def test_no_raw_myst(site, page):
+    main = _main(_soup(dom(site, page)))
+    for source in main.select(".cell_input"):  # code may hold braces; MyST leaks into prose and outputs
+        source.decompose()
+    text = main.get_text(" ")
+    found = sorted({m.group(0) for m in RAW_MYST.finditer(text)})
+    assert not found, f"{page}: MyST left as text: {found}"
+
+
+@pytest.mark.parametrize("page", PAGES)
+def test_figures_have_numbered_captions(site, page):
+    main = _main(_soup(dom(site, page)))
+    problems = []
+    for figure in main.find_all("figure"):
+        number = figure.select_one("figcaption .caption-number")
+        text = number.get_text(strip=True) if number else ""
+        if not FIGURE_NUMBER.match(text):
+            problems.append(f"figure {figure.get('id') or figure.img and figure.img.get('src')!r} has "
+                            f"caption number {text!r}, expected 'Fig. N'")
+    for img in main.find_all("img"):
+        if img.find_parent("figure") is None:
+            problems.append(f"<img src={img.get('src', '')[:80]!r}> is not a captioned figure")
+    assert not problems, f"{page}: " + "; ".join(problems)
+
+
+@pytest.mark.parametrize("page", PAGES)
+def test_math_is_typeset(site, page):
+    main = _main(_soup(dom(site, page)))
+    math = main.select(".math")
+    untypeset = [m.get_text(" ", strip=True)[:60] for m in math if m.find("mjx-container") is None]
+    assert not untypeset, f"{page}: {len(untypeset)} of {len(math)} formulas not typeset by MathJax: {untypeset[:5]}"
+    for tag in main.find_all(["pre", "code", "mjx-container", "script", "style"]):
+        tag.decompose()
+    for tag in main.select(".math, .cell_input, .cell_output"):
+        tag.decompose()
+    raw = sorted({m.group(0)[:40] for m in RAW_TEX.finditer(main.get_text(" "))})
+    assert not raw, f"{page}: TeX left as text in the prose: {raw}"
+
+
+@pytest.mark.parametrize("page", PAGES)
 def test_screenshot(site, page):
-    if page not in PAGES:
-        _missing(f"{page} is not in _toc.yml")
-    SHOTS.mkdir(parents=True, exist_ok=True)
-    out = SHOTS / f"{Path(page).name}.png"
-    out.unlink(missing_ok=True)
-    result = chromium(f"--screenshot={out}", "--window-size=1280,2000", "--hide-scrollbars",
-                      "--virtual-time-budget=10000", site + page + ".html")
-    assert result.returncode == 0, f"chromium failed: {result.stderr[-2000:]}"
+    dom(site, page)  # writes the screenshot
+    out = screenshot_path(page)
     assert out.is_file() and out.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n", f"no PNG screenshot at {out}"
     assert out.stat().st_size > 10_000, f"{out} is suspiciously small (a blank page?)"

@@ -3,7 +3,9 @@ and the exact nonogram answer counter."""
 
 from __future__ import annotations
 
+import hashlib
 import itertools
+import re
 
 import pytest
 from hypothesis import HealthCheck, given, settings
@@ -233,3 +235,52 @@ def test_count_agrees_with_brute_force(grid):
     count, status, grids = ng.count_solutions(puzzle, limit=1000)
     assert status == "exact" and count == len(expected) and sorted(grids) == sorted(expected)
     assert tuple(grid) in grids
+
+
+# -- the webpbn.com puzzles shipped in qlib/data (CC BY 3.0, see qlib/data/README.md) ---
+# number -> (title, copyright, width, height)
+WEBPBN = {
+    1: ("Dancer", "© 2004 Jan Wolter", 5, 10),
+    6: ("Scardy Cat", "© 2004 Jan Wolter", 20, 20),
+    16: ("Probably Not", "© 2004 Jan Wolter", 34, 34),
+    21: ("Slippery Conditions", "© 2004 Jan Wolter", 14, 25),
+    529: ("Swing", "© 2006 Jan Wolter", 45, 45),
+}
+
+
+def _shipped_hashes() -> dict[str, str]:
+    """File name -> SHA-256 as qlib/data/README.md lists them."""
+    text = (qlib.data_path("README.md")).read_text(encoding="utf-8")
+    return {name: digest for digest, name in re.findall(r"^([0-9a-f]{64})  (\S+)$", text, re.M)}
+
+
+@pytest.mark.parametrize("number", sorted(WEBPBN))
+def test_webpbn_file_is_the_attributed_copy(number):
+    name = f"nonogram-webpbn-{number}.non"
+    data = qlib.data_path(name).read_bytes()
+    assert hashlib.sha256(data).hexdigest() == _shipped_hashes()[name], f"{name} differs from the upstream copy"
+    title, copyright_, width, height = WEBPBN[number]
+    readme = qlib.data_path("README.md").read_text(encoding="utf-8")
+    assert f"`{name}` | webpbn.com #{number} \"{title}\"" in readme and "CC BY 3.0" in readme
+
+
+@pytest.mark.parametrize("number", sorted(WEBPBN))
+def test_webpbn_metadata_and_goal(number):
+    puzzle = ng.parse(qlib.data_path(f"nonogram-webpbn-{number}.non"))
+    title, copyright_, width, height = WEBPBN[number]
+    assert puzzle.title == title
+    assert puzzle.metadata == {"catalogue": f"webpbn.com #{number}", "by": "Jan Wolter",
+                               "copyright": copyright_, "license": "CC-BY-3.0"}
+    assert (puzzle.width, puzzle.height) == (width, height)
+    assert puzzle.goal is not None and len(puzzle.goal) == height and {len(r) for r in puzzle.goal} == {width}
+    assert ng.check(puzzle, puzzle.goal) == []
+    again = ng.parse_text(ng.to_non(puzzle))  # writing keeps the attribution
+    assert again == puzzle and again.metadata == puzzle.metadata and again.goal == puzzle.goal
+
+
+@pytest.mark.parametrize("number", sorted(WEBPBN))
+def test_webpbn_answer_is_unique(number):
+    puzzle = ng.parse(qlib.data_path(f"nonogram-webpbn-{number}.non"))
+    count, status, grids = ng.count_solutions(puzzle, limit=2, time_limit=60)
+    assert (count, status) == (1, "exact")
+    assert grids[0] == puzzle.goal

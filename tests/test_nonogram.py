@@ -358,3 +358,18 @@ def test_check_unique_in_solve():
                           check_unique=True)
     assert twin.solved and twin.unique is False
     assert set([twin.grid, twin.second_answer]) == {(".#", "#."), ("#.", ".#")}
+
+
+# -- real puzzles: webpbn.com (CC BY 3.0, see qlib/data/README.md) -------------------------
+# Seconds to energy 0 on 2 cores (seed 1, 5 runs each): #1, #6, #21 under 1 s; #529 3-19 s;
+# #16 ("Probably Not", 34x34) 9-23 s.  The annealer's replicas run in threads, so a fixed
+# seed does not fix the time: the last two are marked slow and get a generous limit.
+@pytest.mark.parametrize("number", [1, 6, 21, pytest.param(529, marks=pytest.mark.slow),
+                                    pytest.param(16, marks=pytest.mark.slow)])
+def test_solve_webpbn(number):
+    puzzle = ng.parse(qlib.data_path(f"nonogram-webpbn-{number}.non"))
+    result = ng.solve(puzzle, seed=1, time_limit=180, check_unique=True)
+    assert result.solved, f"webpbn #{number}: {result.status} at energy {result.energy}"
+    assert ng.check(puzzle, result.grid) == []
+    assert result.grid == puzzle.goal
+    assert result.unique is True and result.second_answer is None
