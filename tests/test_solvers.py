@@ -46,6 +46,37 @@ def test_same_seed_same_result():
     assert runs[0].info["seed"] == 7
 
 
+def test_annealing_winner_does_not_depend_on_how_the_sweeps_were_chunked(monkeypatch):
+    """The driver sizes chunks of sweeps from the clock; a fast and a slow clock chunk
+    differently, and the replica that reached the target first must win either way."""
+    import types
+
+    from qlib.solvers import api
+
+    def clock(tick):
+        now = [0.0]
+
+        def perf_counter():
+            now[0] += tick
+            return now[0]
+        return types.SimpleNamespace(perf_counter=perf_counter)
+
+    qlib.warmup()
+    x = qlib.var("chunk", 10)
+    model = qlib.Model(constraints=[qlib.cons(x[i] + x[(i + 1) % 10] + x[(i + 3) % 10] == 1) for i in range(10)])
+    exact = qlib.solve(model, backend="exhaustive")
+    for seed in range(20):
+        states = []
+        for tick in (1e-7, 0.05):   # chunks of 1, 4, 16, ... sweeps, or one sweep at a time
+            monkeypatch.setattr(api, "time", clock(tick))
+            sol = qlib.solve(model, algorithm="sa", seed=seed, target_energy=exact.energy, num_replicas=8,
+                             num_sweeps=100, time_limit=1e6)
+            monkeypatch.setattr(api, "time", time)
+            assert sol.info["stop_reason"] == "target_energy" and sol.energy == exact.energy
+            states.append(sol.state)
+        assert (states[0] == states[1]).all(), seed
+
+
 def test_seed_must_be_a_non_negative_integer():
     with pytest.raises(ValueError, match="seed"):
         qlib.solve(qlib.var("x"), seed=-1)

@@ -2,8 +2,11 @@
 
 Every replica sweeps the variables in order and accepts a flip with the
 Metropolis rule at the sweep's inverse temperature; a replica stops as soon as
-its energy reaches the target (checked after every accepted flip).  Each replica
-has its own random stream, so results depend only on the seed.
+its energy reaches the target (checked after every accepted flip) and records
+when: ``hit[rep]`` is 0 while it has not, 1 if its start state was already
+there, else ``2 + sweep * N + variable``.  Each replica has its own random
+stream, and the driver takes the replica that got there first (then the lowest
+index), so results depend only on the seed, not on how the sweeps were chunked.
 
 :func:`anneal_replica` is the whole per-replica search.  The CPU backend calls
 it from a ``prange`` loop (:func:`anneal_round`); the GPU backend calls the same
@@ -43,13 +46,14 @@ def anneal_replica(rep, m, states, betas, lo, hi, rng, target, FC, LHS, SCRATCH,
         best_energies[rep] = energies[rep]
         for i in range(n):
             best_states[rep, i] = x[i]
-        hit[rep] = energies[rep] <= target
+        hit[rep] = 1 if energies[rep] <= target else 0
     if hit[rep]:
         return
     energy = energies[rep]
     best = best_energies[rep]
     count = 0
     reached = False
+    when = 0
     for s in range(lo, hi):
         beta = betas[s - lo]
         for v in range(n):
@@ -60,6 +64,7 @@ def anneal_replica(rep, m, states, betas, lo, hi, rng, target, FC, LHS, SCRATCH,
                 count += 1
                 if energy <= target:
                     reached = True
+                    when = 2 + s * n + v
                     break
         if reached:
             break
@@ -74,7 +79,7 @@ def anneal_replica(rep, m, states, betas, lo, hi, rng, target, FC, LHS, SCRATCH,
     energies[rep] = energy
     best_energies[rep] = best
     flips[rep] += count
-    hit[rep] = reached
+    hit[rep] = when
 
 
 @njit(cache=True, parallel=True)

@@ -209,7 +209,7 @@ def run_sa(compiled, rng, states, target, time_limit, *, num_sweeps, beta_range,
     best_states = np.empty_like(states)
     best_energies = np.empty(num_replicas)
     energies = np.zeros(num_replicas)
-    hit = np.zeros(num_replicas, dtype=np.bool_)
+    hit = np.zeros(num_replicas, dtype=np.int64)   # when each replica reached the target (0: not yet)
     padded_rng = np.zeros((num_replicas, 8), dtype=np.uint64)  # one cache line per replica
     padded_rng[:, 0] = rng[:num_replicas]
     scratch = (np.zeros((num_replicas, compiled.num_terms), dtype=np.int32),
@@ -244,7 +244,8 @@ def run_sa(compiled, rng, states, target, time_limit, *, num_sweeps, beta_range,
             if best_energies[k] < best_energy:
                 best_energy, best_state = best_energies[k], best_states[k].copy()
             if hit.any():
-                k = int(np.flatnonzero(hit)[0])
+                # the first to get there (then the lowest index): the same whatever the chunks
+                k = int(np.argmin(np.where(hit > 0, hit, np.iinfo(np.int64).max)))
                 best_state = best_states[k].copy()
                 status = "target_energy"
             elif status is None and max_rounds is not None and rounds >= max_rounds:
