@@ -156,3 +156,106 @@ def test_enumeration_limit():
 def test_unique_answer_check_on_boards_without_one():
     v = bonus.verdict(["33.33"])   # only a two-loop state
     assert v["verdict"] == "no_unique_answer" and v["num_single_loop"] == 0
+
+
+BOARD10 = qlib.data_path("slitherlink-10x10-qbpp.txt")
+
+
+def test_10x10_the_bonus_loses():
+    # Every clue and degree state of the book's 10x10 board: the single loop (the answer) has 30
+    # straight pairs, while 1906 multi-loop states have more; the 8 lowest (42 pairs) have 4 or 5 loops.
+    board = sl.parse(BOARD10)
+    v = bonus.verdict(board)
+    assert v["verdict"] == "loses"
+    assert v["num_states"] == 4304 and v["num_single_loop"] == 1
+    answer, best = v["answer"], v["best_other"]
+    assert answer.straight == 30 and answer.loop_lengths == [64]
+    assert best.straight == 42 and best.loop_lengths == [58, 10, 8, 4]
+    assert v["gap"] == pytest.approx(-0.12)
+    assert sum(r.energy < answer.energy for r in v["ranked"]) == 1906
+    assert sorted(r.num_loops for r in v["lowest"]) == [4, 4, 4, 4, 5, 5, 5, 5]
+    bm = bonus.build_bonus_model(board)
+    assert bonus.model_energy(bm, answer.state) == pytest.approx(-0.30)
+    assert bonus.model_energy(bm, best.state) == pytest.approx(-0.42)
+    assert sl.check(board, *board.grid.to_hv(best.state)) == ["4 loops (lengths 58 8 4 10), expected exactly one"]
+    # the answer is the one the SAT solver proves
+    from qlib.puzzles.slitherlink.exact import solve_exact
+    assert np.array_equal(solve_exact(board).mask, answer.state)
+    # distinct states, each breaking at most "one loop"
+    masks = np.array([r.state for r in v["ranked"]])
+    assert len({m.tobytes() for m in masks}) == len(masks)
+    degrees = np.stack([board.grid.degrees(m) for m in masks[::97]])
+    assert np.isin(degrees, (0, 2)).all()
+
+
+def test_loop_lengths_match_split_loops():
+    board = sl.parse(EX2)
+    masks = np.array(bonus.enumerate_states(board))
+    lengths = bonus.loop_lengths(masks, board.grid)
+    for m, got in zip(masks, lengths):
+        assert got == sorted((len(lp) for lp in split_loops(m, board.grid.endpoints)), reverse=True)
+    assert bonus.loop_lengths(np.zeros(board.grid.num_edges, dtype=np.uint8), board.grid) == [[]]
+    broken = masks[0].copy()
+    broken[np.flatnonzero(broken)[0]] = 0                    # two points of degree 1
+    with pytest.raises(ValueError, match="degree 0 or 2"):
+        bonus.loop_lengths(broken, board.grid)
+
+
+def _swap_states(k):
+    """The four boundaries of the swap theorem on the (2k+3)^2 board: S, S - c, T, T + c."""
+    from qlib.puzzles.slitherlink.display import cell_edges_mask
+
+    n = 2 * k + 3
+    S = np.zeros((n, n), dtype=np.uint8)
+    S[k + 1] = 1
+    T = 1 - S
+    c = np.zeros((n, n), dtype=np.uint8)
+    c[k + 1, k + 1] = 1
+    return n, [cell_edges_mask(x) for x in (S, S ^ c, T, T ^ c)]
+
+
+def _energy(expr, board, mask):
+    bm = bonus.build_bonus_model(board, 0.0)
+    return expr.evaluate({x.id: int(b) for x, b in zip(bm.edges, mask)})
+
+
+@pytest.mark.parametrize("k", [1, 2, 3])
+def test_swap_theorem(k):
+    n, (s, s_c, t, t_c) = _swap_states(k)
+    board = sl.parse(["." * n] * n)
+    assert [len(x) for x in bonus.loop_lengths(np.array([s, s_c, t, t_c]), board.grid)] == [1, 2, 2, 1]
+    for seed in range(3):
+        F = bonus.window_energy(board, k, seed)
+        d_s = _energy(F, board, s_c) - _energy(F, board, s)
+        d_t = _energy(F, board, t_c) - _energy(F, board, t)
+        assert d_s == pytest.approx(d_t, abs=1e-9)
+        assert abs(d_s) > 1e-6                      # the swap does change the energy
+    # the bonus (2-local) too, for k >= 2: it prefers S to S - c and so T to T + c
+    bm = bonus.build_bonus_model(board, 0.01)
+    if k >= 2:
+        d = [bonus.model_energy(bm, b) - bonus.model_energy(bm, a) for a, b in ((s, s_c), (t, t_c))]
+        assert d[0] == pytest.approx(d[1]) == pytest.approx(0.04)
+    # an energy whose windows are wider than k breaks the equality: the theorem needs locality
+    F = bonus.window_energy(board, n, 0)
+    assert _energy(F, board, s_c) - _energy(F, board, s) != pytest.approx(_energy(F, board, t_c) - _energy(F, board, t))
+
+
+def test_window_energy_terms_stay_in_windows():
+    board = sl.parse(["....", "....", "...."])
+    g = board.grid
+    k = 2
+    F = bonus.window_energy(board, k, 3)
+    label = {x.id: g_index for g_index, x in enumerate(bonus.build_bonus_model(board, 0.0).edges)}
+    windows = []
+    for i in range(board.rows - k + 1):
+        for j in range(board.cols - k + 1):
+            cells = [(i + a) * board.cols + j + b for a in range(k) for b in range(k)]
+            windows.append({int(e) for c in cells for e in g.cell_edges[c]})
+    assert F.degree == 2 and F.term_count > 0
+    for term in F.terms:
+        edges = {label[lit >> 1] for lit in term}
+        assert any(edges <= w for w in windows)
+    assert F.terms == bonus.window_energy(board, k, 3).terms          # seeded
+    assert F.terms != bonus.window_energy(board, k, 4).terms
+    with pytest.raises(ValueError, match="window size"):
+        bonus.window_energy(board, 4, 0)
