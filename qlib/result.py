@@ -66,7 +66,12 @@ class Solution:
         When ``info`` has ``replica_states`` (the CPU solver's), one entry per
         replica, in replica order, then this solution's own state when no
         replica holds it (found in an earlier restart); otherwise just this
-        solution's state.
+        solution's state.  The returned state depends only on the seed (and the
+        model); the other rows are where each replica stood when the search
+        stopped, which for a stop at ``target_energy`` or ``time_limit`` depends
+        on how the clock cut the run into chunks.  A run on a fixed budget
+        (annealing's ``num_sweeps`` without a target) gives the same rows for the
+        same seed.
         """
         replicas = self.info.get("replica_states")
         if replicas is None or np.ndim(replicas) != 2 or np.shape(replicas)[1] != self.compiled.num_vars:

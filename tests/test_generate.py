@@ -92,9 +92,9 @@ def test_count_agrees_with_brute_force():
         board = gen.board_from_mask(mask, rows, cols, keep)
         want = single_loops(board)
         for connect, probe in ((True, 10**6), (False, -1)):
-            res = gen.count_solutions(board, limit=10**6, connect=connect, probe_depth=probe)
+            res = gen.count_solutions(board, limit=10**6, connect=connect, probe_depth=probe, time_limit=None)
             assert res.status == "exact" and res.count == len(want), (trial, board.to_text())
-        got = gen.count_solutions(board, limit=10**6, store=10**6)
+        got = gen.count_solutions(board, limit=10**6, store=10**6, time_limit=None)
         assert sorted(s.tobytes() for s in got.solutions) == sorted(s.tobytes() for s in want)
 
 
