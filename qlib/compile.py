@@ -244,8 +244,11 @@ def compile(model) -> CompiledModel:  # noqa: A001 - the verb readers expect
 
     term_ptr = np.zeros(len(terms) + 1, dtype=np.int64)
     term_ptr[1:] = np.cumsum([len(t) for t, _, _ in terms])
-    term_vars = np.array([col[lit >> 1] for t, _, _ in terms for lit in t], dtype=np.int32)
-    term_negs = np.array([lit & 1 for t, _, _ in terms for lit in t], dtype=np.uint8)
+    # Each term's literals by column, not by interned id: the solvers break ties in a term's
+    # literal order, and ids depend on which variables the process created first.
+    lits = [sorted((col[lit >> 1], lit & 1) for lit in t) for t, _, _ in terms]
+    term_vars = np.array([k for t in lits for k, _ in t], dtype=np.int32)
+    term_negs = np.array([neg for t in lits for _, neg in t], dtype=np.uint8)
     term_coef = np.array([c for _, c, _ in terms], dtype=np.float64)
     term_row = np.array([r for _, _, r in terms], dtype=np.int32)
 

@@ -3,7 +3,8 @@
 * :func:`iteration_figure` draws every iteration of a
   :class:`~qlib.puzzles.slitherlink.SlitherlinkResult` as small multiples
   (plain matplotlib: what a reader without a kernel sees);
-* :func:`iteration_table` lists the iterations as a table (HTML in a notebook);
+* :func:`iteration_table` lists the iterations as a table (HTML in a notebook), and
+  :func:`iteration_seconds` their timings apart (they vary from run to run);
 * :func:`iteration_explorer` shows the same states one at a time under a slider;
 * :func:`board_editor` lets a reader type a board and solve it.
 
@@ -23,8 +24,8 @@ import numpy as np
 from .puzzles import slitherlink
 from .puzzles.loops import DegreeError, split_loops
 
-__all__ = ["Table", "iteration_title", "draw_iteration", "iteration_figure", "iteration_table", "iteration_explorer",
-           "board_editor", "figure_png"]
+__all__ = ["Table", "iteration_title", "draw_iteration", "iteration_figure", "iteration_table", "iteration_seconds",
+           "iteration_explorer", "board_editor", "figure_png"]
 
 
 def _iteration(result, k: int) -> dict:
@@ -154,6 +155,26 @@ def iteration_table(result, *, seconds: bool = True) -> Table:
         rows.append(row)
     align = ["right", "right", "left", "right"] + (["right"] if seconds else [])
     return Table(head, rows, align)
+
+
+def iteration_seconds(result) -> Table:
+    """Seconds of each iteration of ``result``, and of the whole solve, as a :class:`Table`.
+
+    The timings apart from :func:`iteration_table` (``seconds=False``), whose
+    entries a seeded run reproduces: these vary from run to run.  Columns:
+    iteration, seconds (the whole iteration), solver seconds (``qlib.solve``
+    alone); the last row is the total.
+    """
+    if not result.iterations:
+        raise ValueError("the result has no iterations to show")
+
+    def cell(value):
+        return "-" if value is None else f"{value:.3f}"
+
+    rows = [[str(it["iteration"]), cell(it["seconds"]), cell(it.get("solver_seconds"))]
+            for it in result.iterations]
+    rows.append(["total", cell(result.seconds), ""])
+    return Table(["iteration", "seconds", "solver seconds"], rows)
 
 
 def figure_png(draw, *, figsize=(4.5, 4.5), dpi: int = 80) -> bytes:

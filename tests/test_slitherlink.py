@@ -8,6 +8,7 @@ first iteration's state (6 loops) and the final answer (one loop of 64 edges).
 from __future__ import annotations
 
 import itertools
+import json
 import time
 
 import numpy as np
@@ -582,6 +583,48 @@ def test_10x10_hubo(method, seed):
     assert result.h == h and result.v == v
     assert len(result.loop) == 64
     assert result.render() == ANSWER_DRAWING
+
+
+_RUN_LOG = """
+import json, sys
+import qlib
+from qlib.puzzles import slitherlink as sl
+if sys.argv[1] == "built":   # edge labels interned last first, other boards' models, this one's
+    for i in reversed(range(13)):
+        for j in reversed(range(13)):
+            qlib.var(f"v[{i}][{j}]"), qlib.var(f"h[{i}][{j}]")
+    sl.build_model(sl.parse(qlib.data_path("slitherlink-5x5-blog-ex1.txt")), "qubo")
+    sl.build_model(sl.parse(sys.argv[2]))
+r = sl.solve(sys.argv[2], form="hubo", method="outer", seed=1, max_iterations=4, time_limit=60)
+print(json.dumps([it["loops"] for it in r.iterations]))
+"""
+
+
+def test_outer_solve_does_not_depend_on_what_the_process_built_before():
+    # Variable ids follow creation order; a solve must not (they once set the order of a
+    # product term's literals, which the search breaks ties by).
+    import subprocess
+    import sys
+
+    logs = {}
+    for before in ("nothing", "built"):
+        out = subprocess.run([sys.executable, "-c", _RUN_LOG, before, TEN], capture_output=True, text=True,
+                             check=True, timeout=300)
+        logs[before] = out.stdout.strip().splitlines()[-1]
+    assert len(set(logs.values())) == 1, logs
+    assert len(json.loads(logs["nothing"])) == 4   # four iterations: products of long loops took part
+
+
+def test_compiled_term_lists_its_literals_by_column():
+    c, b, a = (qlib.var(f"order_check_{k}") for k in "cba")      # interned c first: ids in reverse
+    m = qlib.compile(qlib.Model.of(a * b * ~c + 2 * c * a))
+    assert m.labels == ["order_check_a", "order_check_b", "order_check_c"]
+    per_term = [list(zip(m.term_vars[m.term_ptr[t]:m.term_ptr[t + 1]].tolist(),
+                         m.term_negs[m.term_ptr[t]:m.term_ptr[t + 1]].tolist())) for t in range(m.num_terms)]
+    assert sorted(per_term) == [[(0, 0), (1, 0), (2, 1)], [(0, 0), (2, 0)]]
+    states = np.array(list(itertools.product((0, 1), repeat=3)), dtype=np.uint8)
+    x_a, x_b, x_c = states.T.astype(float)
+    assert np.allclose(m.energy(states), x_a * x_b * (1 - x_c) + 2 * x_c * x_a)
 
 
 # -- drawing ---------------------------------------------------------------------------

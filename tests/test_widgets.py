@@ -156,3 +156,30 @@ def test_iteration_table_lists_every_iteration(outer):
     assert page.startswith("<table>") and page.count("<tr>") == 1 + len(outer.iterations)
     assert bare.data.splitlines()[1] == "|---:|---:|:---|---:|"
     assert "accepted)</td>" in page
+
+
+def test_iteration_seconds_lists_the_timings_apart(outer):
+    table = widgets.iteration_seconds(outer)
+    lines = table.data.splitlines()
+    assert lines[0] == "| iteration | seconds | solver seconds |"
+    assert len(table.rows) == len(outer.iterations) + 1
+    for row, it in zip(table.rows, outer.iterations):
+        assert row[0] == str(it["iteration"])
+        assert float(row[1]) == pytest.approx(it["seconds"], abs=5e-4)
+        assert float(row[2]) == pytest.approx(it["solver_seconds"], abs=5e-4)
+        assert float(row[2]) <= float(row[1]) + 1e-3      # the solver runs inside its iteration
+    assert table.rows[-1][:2] == ["total", f"{outer.seconds:.3f}"]
+    assert float(table.rows[-1][1]) >= sum(float(r[1]) for r in table.rows[:-1]) - 1e-2
+    # the facts and the timings do not mix: no seconds in the table without them
+    bare = widgets.iteration_table(outer, seconds=False)
+    assert all(len(r) == 4 for r in bare.rows) and [r[0] for r in bare.rows] == [r[0] for r in table.rows[:-1]]
+
+
+def test_iteration_table_without_seconds_repeats_for_a_seed():
+    first = sl.solve(SMALL, form="hubo", method="outer", seed=2, time_limit=20)
+    again = sl.solve(SMALL, form="hubo", method="outer", seed=2, time_limit=20)
+    assert widgets.iteration_table(first, seconds=False).data == widgets.iteration_table(again, seconds=False).data
+    from dataclasses import replace
+
+    with pytest.raises(ValueError, match="no iterations"):
+        widgets.iteration_seconds(replace(first, iterations=[]))
