@@ -57,6 +57,37 @@ from qlib.solvers import gpu  # noqa: E402
 TWO_ANSWERS = "width 2\nheight 2\nrows\n1\n1\ncolumns\n1\n1\n"
 
 
+def test_ctrl_c_while_numba_compiles_exits_130(tmp_path):
+    """An empty numba cache: the interrupt lands in the compile, which finishes first, then exit 130."""
+    env = {**os.environ, "NUMBA_CACHE_DIR": str(tmp_path / "cold-cache")}
+    proc = subprocess.Popen([sys.executable, "-m", "qlib", "solve", "slitherlink",
+                             str(qlib.data_path("slitherlink-5x5-blog-ex1.txt")), "--seed", "1", "--json"],
+                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env=env,
+                            preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_DFL))
+    time.sleep(3)   # past the imports, inside the first compiles (they take tens of seconds cold)
+    assert proc.poll() is None, proc.communicate()
+    proc.send_signal(signal.SIGINT)
+    out, err = proc.communicate(timeout=600)
+    assert proc.returncode == 130, err
+    assert "Traceback" not in err and err.strip().splitlines()[-1] == "qlib: interrupted"
+    assert json.loads(out)["status"] == "interrupted"
+
+
+def test_held_interrupts_raises_after_the_block():
+    from qlib.interrupts import held_interrupts
+
+    reached_end = False
+    with pytest.raises(KeyboardInterrupt):
+        with held_interrupts():
+            os.kill(os.getpid(), signal.SIGINT)
+            time.sleep(0.05)          # a raised interrupt would land here
+            reached_end = True
+    assert reached_end
+    assert signal.getsignal(signal.SIGINT) is signal.default_int_handler
+    with held_interrupts():           # no signal: nothing raised
+        pass
+
+
 def test_ctrl_c_exits_130_without_a_traceback():
     path = str(qlib.data_path("slitherlink-20x20-gen-s1.txt"))
     for extra in ([], ["--json"]):
