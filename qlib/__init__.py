@@ -33,6 +33,10 @@ def _choose_threading_layer() -> None:
 
 _choose_threading_layer()
 
+from . import interrupts  # noqa: E402
+
+interrupts.install()   # Ctrl-C waits for a running numba compile to finish, then interrupts
+
 from .compile import CompiledModel, compile
 from .constraints import Allowed, Constraint, Model, Relation, between, cons, one_of
 from .expand import expand_cons, to_qubo

@@ -9,7 +9,6 @@ import time
 import numpy as np
 
 from ..compile import CompiledModel, compile
-from ..interrupts import held_interrupts
 from ..result import Solution
 from . import anneal, exhaustive, focused
 
@@ -376,8 +375,7 @@ def warmup() -> float:
     start = time.perf_counter()
     a = var("_warmup", 3)
     model = a[0] * ~a[1] * a[2] + cons(a[0] + a[1] + a[2] == one_of(0, 2), label="warmup")
-    with held_interrupts():   # Ctrl-C during a compile would leave a kernel half-built
-        solve(model, backend="exhaustive")
-        solve(model, backend="cpu", seed=0, num_sweeps=2, num_replicas=1, algorithm="sa")
-        solve(model, backend="cpu", seed=0, target_energy=0, num_replicas=1, algorithm="focused")
+    solve(model, backend="exhaustive")
+    solve(model, backend="cpu", seed=0, num_sweeps=2, num_replicas=1, algorithm="sa")
+    solve(model, backend="cpu", seed=0, target_energy=0, num_replicas=1, algorithm="focused")
     return time.perf_counter() - start

@@ -11,7 +11,6 @@ import numpy as np
 
 import qlib
 from qlib.constraints import Model
-from qlib.interrupts import held_interrupts
 from qlib.solvers.focused import LazyCuts
 
 from ..loops import DegreeError, Grid, loop_satisfies_clues, split_loops
@@ -331,8 +330,7 @@ def warmup(form: str = "cells", method: str = "lazy") -> float:
     start = time.perf_counter()
     qlib.warmup()
     tiny = Board(((3, None), (None, None)))   # builds a model, runs the presolve and one search
-    with held_interrupts():   # Ctrl-C during a compile would leave a kernel half-built
-        METHODS[method](_Run(tiny, form, "cpu", 0, 1.0, None, {}, method))
+    METHODS[method](_Run(tiny, form, "cpu", 0, 1.0, None, {}, method))
     _WARM[key] = time.perf_counter() - start
     return _WARM[key]
 
