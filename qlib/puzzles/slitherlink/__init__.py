@@ -36,7 +36,7 @@ Edges also have a flat index (all ``h`` row-major, then all ``v``); see
 
 from ..loops import loop_satisfies_clues, split_loops
 from .board import CLUE_CHARS, Board, SlitherlinkError, SlitherlinkFileNotFoundError, parse, parse_text, parse_url
-from .display import draw, render_text
+from .display import cell_edges_mask, draw, draw_cells, render_text
 from .formulation import (FORMS, SOLVE_FORMS, SlitherlinkModel, build_model, decode, forbid_loop,
                           model_sizes)
 from .formulation import FORMULATIONS
@@ -49,5 +49,5 @@ __all__ = [
     "parse", "build_model", "model_sizes", "forbid_loop", "solve", "decode", "check",
     "is_solution", "render_text", "draw", "split_loops", "loop_satisfies_clues", "loop_cuts",
     "parse_text", "parse_url", "SlitherlinkFileNotFoundError", "CLUE_CHARS", "FORMULATIONS", "presolve", "warmup",
-    "sweep_task",
+    "sweep_task", "cell_edges_mask", "draw_cells",
 ]
