@@ -259,3 +259,9 @@ def test_window_energy_terms_stay_in_windows():
     assert F.terms != bonus.window_energy(board, k, 4).terms
     with pytest.raises(ValueError, match="window size"):
         bonus.window_energy(board, 4, 0)
+
+
+@pytest.mark.parametrize("limit", [0, -3, 2.5, True, "10"])
+def test_enumerate_states_rejects_bad_limits(limit):
+    with pytest.raises(ValueError, match="limit must be a positive integer"):
+        bonus.enumerate_states(qlib.data_path("slitherlink-5x5-blog-ex1.txt"), limit=limit)

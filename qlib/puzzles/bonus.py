@@ -154,6 +154,8 @@ def enumerate_states(board, *, limit: int | None = None) -> list[np.ndarray]:
 
 
 def _enumerate(board: Board, limit: int | None) -> np.ndarray:
+    if limit is not None and (isinstance(limit, bool) or not isinstance(limit, (int, np.integer)) or limit < 1):
+        raise ValueError(f"limit must be a positive integer or None, got {limit!r}")
     g = board.grid
     clue = np.full(board.rows * board.cols, -1, dtype=np.int64)
     for i, j, n in board.clue_cells:
