@@ -154,13 +154,14 @@ def _solve_slitherlink(args) -> tuple[dict, str, int]:
     interrupted = _interrupted(result)
     payload = {"puzzle": "slitherlink", "file": args.file,
                "status": "interrupted" if interrupted else result.status,
-               "stop_reason": result.stop_reason, "seconds": round(result.seconds, 6), **_timings(result),
+               "stop_reason": result.stop_reason, "found_by": result.found_by,
+               "seconds": round(result.seconds, 6), **_timings(result),
                "backend": result.backend, "seed": result.seed, "form": args.form, "method": result.method,
                "h": result.h, "v": result.v, "iterations": iterations,
                "var_count": result.var_count, "term_count": result.term_count,
                "unique": unique, "second_answer": second_hv}
     text = slitherlink.render_text(board, result.h, result.v).rstrip("\n") + "\n" + result.summary().splitlines()[0]
-    line = _unique_line(unique, args.check_unique, why)
+    line = "no answer" if result.stop_reason == "no_answer" else _unique_line(unique, args.check_unique, why)
     if line:
         text += "\n" + line
     if second_hv is not None:

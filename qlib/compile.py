@@ -203,8 +203,12 @@ def _bit(value, key) -> int:
     return int(value)
 
 
-def compile(model) -> CompiledModel:  # noqa: A001 - the verb readers expect
+def compile(model, *, variables=()) -> CompiledModel:  # noqa: A001 - the verb readers expect
     """Flatten ``model`` (an expression, constraint or :class:`Model`) to arrays.
+
+    ``variables`` (single-variable expressions) get a column even where no term
+    holds them, as dimod keeps a variable with no bias: a lazy cut may need them
+    later, and a state then gives them a value.
 
     Raises :class:`~qlib.expr.NumericOverflowError` (a ``ValueError``) when a
     coefficient, or the energy some state can reach, does not fit a float64;
@@ -215,7 +219,14 @@ def compile(model) -> CompiledModel:  # noqa: A001 - the verb readers expect
     model = model.simplify_as_binary()
     # Columns in natural label order (h[2][0] before h[10][0]): the same for the same
     # model in any process, whatever other variables were created before it.
-    var_ids = np.array(sorted(model.var_ids, key=lambda v: _natural_key(label_of(v))), dtype=np.int64)
+    extra = set()
+    for x in variables:
+        vid = getattr(x, "id", None)
+        if vid is None:
+            raise TypeError(f"variables must be single-variable expressions, got {x!r}")
+        extra.add(int(vid))
+    var_ids = np.array(sorted(set(model.var_ids) | extra, key=lambda v: _natural_key(label_of(v))),
+                       dtype=np.int64)
     col = {int(v): k for k, v in enumerate(var_ids)}
 
     offset = float(model.objective.constant_term)

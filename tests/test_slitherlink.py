@@ -18,6 +18,7 @@ import qlib
 from qlib.puzzles import bonus
 from qlib.puzzles import slitherlink as sl
 from qlib.puzzles.loops import DegreeError, grid, loop_satisfies_clues, split_loops
+from qlib.puzzles.slitherlink import exact
 
 TEN = qlib.data_path("slitherlink-10x10-qbpp.txt")
 EX1 = qlib.data_path("slitherlink-5x5-blog-ex1.txt")
@@ -645,8 +646,27 @@ def test_draw_colours_each_loop():
 @pytest.mark.parametrize("form", ["cells", "hubo"])
 @pytest.mark.parametrize("method", ["lazy", "outer"])
 def test_board_whose_empty_drawing_has_zero_energy(method, form):
-    result = sl.solve(["0"], form=form, method=method, seed=0, time_limit=5)
-    assert (result.status, result.stop_reason) == ("unsolved", "empty_state")
+    """'0' allows only the empty drawing, which is no answer: a proof where a complete part runs,
+    else the time limit; never a stop at the empty drawing."""
+    result = sl.solve(["0"], form=form, method=method, seed=0, time_limit=1)
+    assert result.status == "unsolved"
+    if form == "cells":   # the presolve proves it, whatever the method
+        assert (result.stop_reason, result.found_by) == ("no_answer", "presolve")
+    else:
+        assert result.stop_reason == "time_limit" and result.found_by is None
+
+
+@pytest.mark.parametrize("form", sl.SOLVE_FORMS)
+def test_the_empty_drawing_is_cut_and_the_answer_found(form):
+    """'0.' over '..' allows the empty drawing and has exactly one answer: every form finds it
+    instead of stopping at the empty drawing."""
+    board = sl.parse_text("0.\n..\n")
+    count, status, masks = exact.count_exact(board, limit=2)
+    assert (count, status) == (1, "exact")
+    for seed in range(4):
+        result = sl.solve(board, form=form, seed=seed, time_limit=10)
+        assert result.solved and sl.check(board, result.h, result.v) == []
+        assert np.array_equal(board.grid.from_hv(result.h, result.v), masks[0])
 
 
 # -- the cell formulation ---------------------------------------------------------------

@@ -35,6 +35,7 @@ from .loops import grid
 from .slitherlink import Board, parse
 
 __all__ = ["random_region", "random_loop", "clues_of", "board_from_mask", "count_solutions", "SolutionCount",
+           "BacktrackSearch",
            "generate", "generate_dense", "UnverifiedBoardError", "SHIPPED"]
 
 #: The generated boards shipped in ``qlib/data``: file name -> the call that made it and how
@@ -933,6 +934,119 @@ def _compact(rows: np.ndarray) -> np.ndarray:
     return np.ascontiguousarray(np.take_along_axis(rows, order, axis=1))
 
 
+class BacktrackSearch:
+    """The exact counter's search on one board, resumable: :meth:`advance` runs it for a node budget.
+
+    Holds the search arrays (see :func:`count_solutions` for the propagation and
+    the options).  The search is deterministic: the same board, options and
+    budgets give the same nodes, answers and order, so a caller can interleave
+    it with another search and still get repeatable results.
+    ``status`` is "running" until the search ends: "exhausted" (every branch
+    closed: ``count`` is the number of answers) or "limit" (``limit`` answers
+    found).
+    """
+
+    def __init__(self, board, limit: int = 2, *, connect: bool = True, probe_depth: int = 1_000_000,
+                 store: int = 10, exclude=None, hint=None):
+        board = parse(board)
+        if isinstance(limit, bool) or not isinstance(limit, (int, np.integer)) or limit < 1:
+            raise ValueError(f"limit must be a positive integer, got {limit!r}")
+        if isinstance(store, bool) or not isinstance(store, (int, np.integer)) or store < 0:
+            raise ValueError(f"store must be a non-negative integer, got {store!r}")
+        self.board, self.limit = board, int(limit)
+        R, C = board.rows, board.cols
+        _check_memory(R, C, int(min(limit, store)))
+        E, P, NC, ends, ec, ecd, pe, ce, bnd = _static(R, C)
+        st = np.full(E, -1, dtype=np.int64)
+        pt = np.zeros((P, 4), dtype=np.int64)          # on, undecided, mate, path length
+        pt[:, 1] = (pe >= 0).sum(axis=1)
+        pt[:, 2] = np.arange(P)
+        cl = np.zeros((NC, 4), dtype=np.int64)         # on, undecided, clue (-1: none), excluded count
+        cl[:, 1] = 4
+        cl[:, 2:] = -1
+        for i, j, n in board.clue_cells:
+            cl[i * C + j, 2] = n
+        if exclude is not None:
+            i, j, n = exclude
+            if not (0 <= i < R and 0 <= j < C) or n not in (0, 1, 2, 3):
+                raise ValueError(f"exclude must be (row, col, count) inside the board with count 0-3, got {exclude!r}")
+            if board.clues[i][j] is not None:
+                raise ValueError(f"exclude names cell ({i},{j}), which has a clue")
+            cl[i * C + j, 3] = n
+        uf = np.zeros((NC + 1, 4), dtype=np.int64)     # parent, parity, size, next member
+        uf[:, 0] = np.arange(NC + 1)
+        uf[:, 2] = 1
+        uf[:, 3] = np.arange(NC + 1)
+        sc = np.zeros(_NSC, dtype=np.int64)
+        sc[_NBAD] = int((cl[:, 2] > 0).sum() + (cl[:, 3] == 0).sum())   # cells whose rule fails at count 0
+        logn = int(math.log2(NC + 1)) + 2
+        queue = np.zeros(6 * E + P + NC + 4 * (NC + 1 + len(bnd)) * logn + 16, dtype=np.int64)
+        queue[:P + NC] = np.arange(P + NC)
+        sc[_QT] = P + NC
+        hint_arr = np.full(E, -1, dtype=np.int64)
+        if hint is not None:
+            hint_arr[:] = grid(R, C).as_mask(hint)
+        sc[_MODE] = _PROPAGATE
+        self.E = E
+        self.connect = bool(connect)
+        self.probe_depth = int(max(-1, min(probe_depth, _INT64_MAX)))
+        self.sc = sc
+        self.sols = np.zeros((int(min(limit, store)), E), dtype=np.uint8)
+        self._arrays = (st, ends, ec, ecd, pe, ce, bnd, pt, cl, uf, np.zeros(E, dtype=np.int64),
+                        np.zeros((2 * E + 2, 3), dtype=np.int64), np.zeros(E + 1, dtype=np.int64), queue,
+                        np.zeros((E + 1, 6), dtype=np.int64), self.sols, sc, np.zeros(P, dtype=np.int64),
+                        np.zeros(P + 1, dtype=np.int64), np.zeros(E, dtype=np.int64), np.zeros(E, dtype=np.int64),
+                        np.zeros(2 * E, dtype=np.int64), hint_arr)
+        self.status = "running"
+
+    @property
+    def nodes(self) -> int:
+        """Propagations to a fixed point so far, probes included."""
+        return int(self.sc[_NODES])
+
+    @property
+    def count(self) -> int:
+        return int(min(self.sc[_COUNT], self.limit))
+
+    @property
+    def solutions(self) -> list:
+        """The answers found and kept (uint8 edge masks), in the order found."""
+        return [self.sols[k].copy() for k in range(min(self.count, len(self.sols)))]
+
+    def advance(self, node_stop: int | None = None, deadline: float | None = None, chunk: int = 2_000) -> str:
+        """Search until it ends, ``nodes`` reaches ``node_stop`` or ``time.perf_counter()`` passes ``deadline``.
+
+        Returns the status: "exhausted", "limit", or "running" (stopped by the
+        budget or the clock; call again to go on).  The kernel runs in calls
+        of at most ``chunk`` nodes, fewer near the deadline (each call aims at
+        ``CHUNK_SECONDS``, from the speed measured so far), so the clock is
+        read often on large boards too.
+        """
+        if self.status != "running":
+            return self.status
+        kernel_limit = int(min(self.limit, _INT64_MAX))        # no count gets there; numba takes int64
+        step = int(chunk) if deadline is None else int(min(chunk, 8))   # the first calls measure the speed
+        sc = self.sc
+        while True:
+            stop = sc[_NODES] + step
+            if node_stop is not None:
+                if sc[_NODES] >= node_stop:
+                    return self.status
+                stop = min(stop, int(node_stop))
+            nodes0, c0 = int(sc[_NODES]), time.perf_counter()
+            mode = _run(stop, kernel_limit, self.connect, self.probe_depth, *self._arrays)
+            now = time.perf_counter()
+            if mode == _DONE:
+                self.status = "limit" if sc[_COUNT] >= self.limit else "exhausted"
+                return self.status
+            if deadline is not None:
+                if now >= deadline:
+                    return self.status
+                # the next call: about CHUNK_SECONDS of nodes at the speed just seen, and no more than the time left
+                rate = max(int(sc[_NODES]) - nodes0, 1) / max(now - c0, 1e-6)
+                step = int(min(chunk, max(1, rate * min(CHUNK_SECONDS, 0.9 * (deadline - now)))))
+
+
 def count_solutions(board, limit: int = 2, time_limit: float | None = 10.0, max_nodes: int | None = None,
                     chunk: int = 2_000, connect: bool = True,
                     probe_depth: int = 1_000_000, store: int = 10, exclude=None,
@@ -976,11 +1090,6 @@ def count_solutions(board, limit: int = 2, time_limit: float | None = 10.0, max_
     answer near the hint is found sooner; the count does not depend on it.
     Returns a :class:`SolutionCount`.
     """
-    board = parse(board)
-    if isinstance(limit, bool) or not isinstance(limit, (int, np.integer)) or limit < 1:
-        raise ValueError(f"limit must be a positive integer, got {limit!r}")
-    if isinstance(store, bool) or not isinstance(store, (int, np.integer)) or store < 0:
-        raise ValueError(f"store must be a non-negative integer, got {store!r}")
     if isinstance(chunk, bool) or not isinstance(chunk, (int, np.integer)) or chunk < 1:
         raise ValueError(f"chunk must be a positive integer, got {chunk!r}")
     if time_limit is not None and not (time_limit > 0 and math.isfinite(time_limit)):
@@ -988,80 +1097,18 @@ def count_solutions(board, limit: int = 2, time_limit: float | None = 10.0, max_
     if max_nodes is not None and (isinstance(max_nodes, bool) or max_nodes < 1):
         raise ValueError(f"max_nodes must be a positive integer or None, got {max_nodes!r}")
     t0 = time.perf_counter()
-    R, C = board.rows, board.cols
-    _check_memory(R, C, int(min(limit, store)))
-    E, P, NC, ends, ec, ecd, pe, ce, bnd = _static(R, C)
-    st = np.full(E, -1, dtype=np.int64)
-    pt = np.zeros((P, 4), dtype=np.int64)          # on, undecided, mate, path length
-    pt[:, 1] = (pe >= 0).sum(axis=1)
-    pt[:, 2] = np.arange(P)
-    cl = np.zeros((NC, 4), dtype=np.int64)         # on, undecided, clue (-1: none), excluded count
-    cl[:, 1] = 4
-    cl[:, 2:] = -1
-    for i, j, n in board.clue_cells:
-        cl[i * C + j, 2] = n
-    if exclude is not None:
-        i, j, n = exclude
-        if not (0 <= i < R and 0 <= j < C) or n not in (0, 1, 2, 3):
-            raise ValueError(f"exclude must be (row, col, count) inside the board with count 0-3, got {exclude!r}")
-        if board.clues[i][j] is not None:
-            raise ValueError(f"exclude names cell ({i},{j}), which has a clue")
-        cl[i * C + j, 3] = n
-    uf = np.zeros((NC + 1, 4), dtype=np.int64)     # parent, parity, size, next member
-    uf[:, 0] = np.arange(NC + 1)
-    uf[:, 2] = 1
-    uf[:, 3] = np.arange(NC + 1)
-    sc = np.zeros(_NSC, dtype=np.int64)
-    sc[_NBAD] = int((cl[:, 2] > 0).sum() + (cl[:, 3] == 0).sum())   # cells whose rule fails at count 0
-    trail = np.zeros(E, dtype=np.int64)
-    mtrail = np.zeros((2 * E + 2, 3), dtype=np.int64)
-    utrail = np.zeros(E + 1, dtype=np.int64)
-    logn = int(math.log2(NC + 1)) + 2
-    queue = np.zeros(6 * E + P + NC + 4 * (NC + 1 + len(bnd)) * logn + 16, dtype=np.int64)
-    queue[:P + NC] = np.arange(P + NC)
-    sc[_QT] = P + NC
-    lv = np.zeros((E + 1, 6), dtype=np.int64)
-    sols = np.zeros((int(min(limit, store)), E), dtype=np.uint8)
-    seen = np.zeros(P, dtype=np.int64)
-    stack = np.zeros(P + 1, dtype=np.int64)
-    mk = np.zeros(E, dtype=np.int64)
-    mv = np.zeros(E, dtype=np.int64)
-    common = np.zeros(2 * E, dtype=np.int64)
-    hint_arr = np.full(E, -1, dtype=np.int64)
-    if hint is not None:
-        hint_arr[:] = grid(R, C).as_mask(hint)
-    sc[_MODE] = _PROPAGATE
-    stop = "exhausted"
-    kernel_limit = int(min(limit, _INT64_MAX))        # no count gets there; numba takes int64
-    probe_depth = int(max(-1, min(probe_depth, _INT64_MAX)))
+    search = BacktrackSearch(board, limit, connect=connect, probe_depth=probe_depth, store=store, exclude=exclude,
+                             hint=hint)
     deadline = None if time_limit is None else t0 + time_limit
-    step = int(chunk) if deadline is None else int(min(chunk, 8))   # the first calls measure the speed
-    while True:
-        node_stop = sc[_NODES] + step
-        if max_nodes is not None:
-            node_stop = min(node_stop, int(max_nodes))
-        nodes0, c0 = int(sc[_NODES]), time.perf_counter()
-        mode = _run(node_stop, kernel_limit, bool(connect), probe_depth, st, ends, ec, ecd, pe, ce, bnd, pt, cl,
-                    uf, trail, mtrail, utrail, queue, lv, sols, sc, seen, stack, mk, mv, common, hint_arr)
-        now = time.perf_counter()
-        if mode == _DONE:
-            stop = "limit" if sc[_COUNT] >= limit else "exhausted"
-            break
-        if max_nodes is not None and sc[_NODES] >= max_nodes:
-            stop = "max_nodes"
-            break
-        if deadline is not None:
-            if now >= deadline:
-                stop = "time_limit"
-                break
-            # the next call: about CHUNK_SECONDS of nodes at the speed just seen, and no more than the time left
-            rate = max(int(sc[_NODES]) - nodes0, 1) / max(now - c0, 1e-6)
-            step = int(min(chunk, max(1, rate * min(CHUNK_SECONDS, 0.9 * (deadline - now)))))
-    count = int(min(sc[_COUNT], limit))
-    status = {"exhausted": "exact", "limit": "limit"}.get(stop, "unknown")
-    kept = [sols[k].copy() for k in range(min(count, len(sols)))]
-    return SolutionCount(count=count, status=status, stop_reason=stop, limit=int(limit), nodes=int(sc[_NODES]),
-                         seconds=time.perf_counter() - t0, solutions=kept)
+    status = search.advance(max_nodes, deadline, chunk)
+    if status == "running":
+        stop = "max_nodes" if max_nodes is not None and search.nodes >= max_nodes else "time_limit"
+    else:
+        stop = status
+    count = search.count
+    return SolutionCount(count=count, status={"exhausted": "exact", "limit": "limit"}.get(stop, "unknown"),
+                         stop_reason=stop, limit=int(limit), nodes=search.nodes,
+                         seconds=time.perf_counter() - t0, solutions=search.solutions)
 
 
 # -----------------------------------------------------------------------------

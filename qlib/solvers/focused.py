@@ -365,14 +365,17 @@ class LazyCuts:
     energy is reached; a target state that gets no cut ends the search.
     While the calls give nothing to cut, a replica waits twice as long before
     the next one (up to 4096 steps); a cut brings the wait back to ``interval``.
-    ``max_cuts`` and ``max_cut_literals`` size each replica's cut pool.
+    ``max_cuts`` and ``max_cut_literals`` size each replica's cut pool (it
+    grows when full).  ``cuts``: cuts every replica starts with, e.g. those
+    a previous search found (``solution.info["cuts"]``), so a restart keeps them.
     """
 
     def __init__(self, separate, *, energy: float = 1.0, interval: int = 8, weight: float = 1.0,
-                 max_cuts: int = 8192, max_cut_literals: int = 1 << 19):
+                 max_cuts: int = 8192, max_cut_literals: int = 1 << 19, cuts=()):
         if not callable(separate):
             raise TypeError(f"separate must be a callable state -> (answer, cuts), got {type(separate).__name__}")
         self.separate = separate
+        self.cuts = list(cuts)
         self.energy, self.interval, self.weight = float(energy), int(interval), float(weight)
         self.max_cuts, self.max_cut_literals = int(max_cuts), int(max_cut_literals)
         if not self.weight > 0 or self.interval < 1 or self.max_cuts < 1 or self.max_cut_literals < 1:
@@ -493,6 +496,17 @@ def run_focused(compiled, rng_states, start_states, target, time_limit, *, noise
     zobrist = np.random.Generator(np.random.PCG64(int(rng_states[0]))).integers(
         1, 2**63, size=max(2 * n, 2), dtype=np.uint64)
     shared_upto = np.zeros(P, dtype=np.int64)
+    if lazy is not None and lazy.cuts:   # a restart keeps the cuts found before it
+        lits, negs, ptr = _pack_cuts(lazy.cuts, n)
+        for rep in range(P):
+            while True:
+                add_cuts(rep, lits, negs, ptr, R, C, zobrist, weight, num_base)
+                if R.status[rep] != POOL_FULL:
+                    break
+                R, C = _grow_pool(R, C, num_base)   # duplicates of the cuts already in are skipped
+                R.status[rep] = RUNNING
+        R.best_energy[:] = R.energy
+        R.best_x[:] = R.x
     answers = {}
     limit_steps = (1 << 62) if max_steps is None else int(max_steps)
     sync = int(sync_steps) if (lazy is not None and share and P > 1) else limit_steps
@@ -555,10 +569,15 @@ def run_focused(compiled, rng_states, start_states, target, time_limit, *, noise
                 chunk = int(max(64, min(rate * min(0.02, deadline - now), 4 * chunk, 1 << 24)))
     except KeyboardInterrupt:
         stop_reason = "interrupted"
-    done = [rep for rep in range(P) if R.status[rep] in (AT_TARGET, ACCEPTED)]
+    # An accepted answer wins over a target state the separation neither accepted nor cut;
+    # among equals, the replica that finished in the fewest steps, then the lowest index.
+    done = ([rep for rep in range(P) if R.status[rep] == ACCEPTED]
+            or [rep for rep in range(P) if R.status[rep] == AT_TARGET])
     if done:
-        rep = min(done, key=lambda r: (R.steps[r], r))   # fewest steps, then lowest index
+        rep = min(done, key=lambda r: (R.steps[r], r))
         state = answers[rep] if R.status[rep] == ACCEPTED else R.x[rep].copy()
+        if stop_reason in ("accepted", "target_energy"):
+            stop_reason = "accepted" if R.status[rep] == ACCEPTED else "target_energy"
     else:
         rep = int(np.argmin(R.best_energy))
         state = R.best_x[rep].copy()
@@ -573,3 +592,19 @@ def run_focused(compiled, rng_states, start_states, target, time_limit, *, noise
         info["replica_states"][rep] = state
     info["replica_energies"] = np.atleast_1d(compiled.energy(info["replica_states"]))
     return state, info
+
+
+def warmup_cuts(compiled) -> None:
+    """Compile (or load) the lazy-cut kernels: adding, pooling and sharing cuts between replicas.
+
+    A solve with lazy cuts would otherwise compile them at its first cut or
+    first pooling, inside its time limit.
+    """
+    n = compiled.num_vars
+
+    def separate(state, energy):   # cut every state met, so the replicas pool cuts until max_steps
+        return None, [(np.arange(n), 1 - np.asarray(state[:n], dtype=np.int64))]
+    rng = np.arange(1, 3, dtype=np.uint64)
+    start = np.zeros((2, n), dtype=np.uint8)
+    run_focused(compiled, rng, start, 0.0, 5.0, lazy=LazyCuts(separate, energy=np.inf, interval=1),
+                max_steps=64, sync_steps=1)

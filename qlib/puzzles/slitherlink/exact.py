@@ -13,7 +13,7 @@ loop that is not an answer on its own gets the clause "not all of these edges"
 (no single loop other than the loop itself contains all of a loop's edges) and
 the incremental solver is called again.
 
-Needs the ``python-sat`` package: ``pip install -e '.[bench]'`` or ``'.[test]'``.
+Needs the ``python-sat`` package, one of qlib's dependencies.
 """
 
 from __future__ import annotations
@@ -34,20 +34,23 @@ __all__ = ["ExactResult", "solve_exact", "count_exact", "solver_name"]
 _SOLVERS = ("Cadical300", "Cadical195", "Cadical153")
 #: Conflicts per solver slice between two looks at the clock (about 0.05-0.5 s).
 _CONFLICTS = 5_000
+#: The work :meth:`_Search.advance` counts for one SAT call and its loop clauses, in conflicts
+#: (a call costs about as much as 20 conflicts here).
+ITERATION_WORK = 20
 
 
 def _solver_class():
     try:
         from pysat import solvers
     except ImportError as exc:  # pragma: no cover - depends on the environment
-        raise ImportError("the exact Slitherlink solver needs python-sat: "
-                          "pip install -e '.[bench]' (or '.[test]')") from exc
+        raise ImportError("the exact Slitherlink solver needs python-sat, a dependency of qlib: "
+                          "pip install -e .") from exc
     for name in _SOLVERS:
         cls = getattr(solvers, name, None)
         if cls is not None:
             return cls
     raise ImportError(f"the installed python-sat has none of {', '.join(_SOLVERS)}; "
-                      "pip install -e '.[bench]' (or '.[test]') for the pinned version")
+                      "pip install -c requirements/constraints.txt -e . for the pinned version")
 
 
 def solver_name() -> str:
@@ -108,9 +111,13 @@ def _degree_0_or_2(lits):
 
 
 class _Search:
-    """The incremental solver holding the static clauses, and the lazy loop-clause iteration."""
+    """The incremental solver holding the static clauses, and the lazy loop-clause iteration.
 
-    def __init__(self, board):
+    ``fixed`` (an edge array: -1 undecided, 0 off, 1 on, as a presolve gives
+    it) adds a unit clause per decided edge.
+    """
+
+    def __init__(self, board, fixed=None):
         self.board = board
         g = board.grid
         self.grid = g
@@ -125,8 +132,13 @@ class _Search:
             for cl in _degree_0_or_2(lits):
                 add(cl)
         add(list(range(1, self.E + 1)))                                      # some edge is drawn
+        if fixed is not None:
+            for e in np.flatnonzero(np.asarray(fixed) >= 0):
+                add([int(e) + 1 if fixed[e] == 1 else -(int(e) + 1)])
         self.iterations = 0
         self.loop_clauses = 0
+        self.work = 0           # conflicts, plus ITERATION_WORK per loop-clause round (see advance)
+        self._pending = False   # a SAT call stopped by its budget, to go on with
 
     def close(self):
         self.solver.delete()
@@ -174,6 +186,46 @@ class _Search:
                 return "solved", mask
             if time.perf_counter() >= deadline:
                 return "time_limit", None
+
+    def advance(self, work_stop: int, deadline: float):
+        """Go on until ``self.work`` reaches ``work_stop``, the deadline passes or the search ends.
+
+        Returns ("solved", mask), ("unsat", None) or ("running", None).  Work
+        is counted in conflicts, plus ``ITERATION_WORK`` for each round of
+        loop clauses: counts, not seconds, so the same call gives the same
+        answer on any machine and under any load.  The budget is read between
+        slices of ``_CONFLICTS`` conflicts, so a SAT call is cut only where
+        :func:`solve_exact` would cut it too, and the search takes the same
+        path as there.
+        """
+        while True:
+            if self.work >= work_stop or time.perf_counter() >= deadline:
+                return "running", None
+            if not self._pending:
+                self.iterations += 1
+                self.work += ITERATION_WORK
+            before = self.solver.accum_stats().get("conflicts", 0)
+            self.solver.conf_budget(_CONFLICTS)
+            res = self.solver.solve_limited()
+            self.work += max(1, self.solver.accum_stats().get("conflicts", 0) - before)
+            if res is None:
+                self._pending = True
+                continue
+            self._pending = False
+            if not res:
+                return "unsat", None
+            model = self.solver.get_model()
+            mask = np.zeros(self.E, dtype=np.uint8)
+            mask[[v - 1 for v in model if 0 < v <= self.E]] = 1
+            loops = split_loops(mask, self.grid.endpoints)
+            for lp in loops:
+                if loop_satisfies_clues(self.board, lp):                     # an answer on its own
+                    mask = np.zeros(self.E, dtype=np.uint8)
+                    mask[lp] = 1
+                    return "solved", mask
+            for lp in loops:
+                self.solver.add_clause([-(int(e) + 1) for e in lp])
+                self.loop_clauses += 1
 
     def block(self, mask):
         """Forbid the single-loop answer ``mask`` (no other single loop holds all its edges)."""

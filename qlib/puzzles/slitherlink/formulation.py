@@ -397,6 +397,18 @@ class Formulation:
 
         return LoopSeparation(self, sm, compiled)
 
+    def compile(self, sm, model=None):
+        """The compiled ``model`` (default ``sm.model``) with a column for every variable a cut may name."""
+        return qlib.compile(sm.model if model is None else model)
+
+    def empty_literals(self, sm, compiled) -> list:
+        """Cuts forbidding the empty drawing (never an answer): [] where no state draws it."""
+        raise NotImplementedError
+
+    def forbid_empty(self, sm):
+        """What to add to the model so that the empty drawing costs 1 more (outer iteration)."""
+        raise NotImplementedError
+
 
 _LAST_COLUMNS: list = [None, None, None]
 
@@ -450,6 +462,19 @@ class EdgeFormulation(Formulation):
         cols = self._edge_columns(sm, compiled)[np.asarray(loop, dtype=np.int64)]
         return [(cols, np.zeros(len(cols), dtype=np.int64))]
 
+    def empty_literals(self, sm, compiled):
+        cols = self._edge_columns(sm, compiled)
+        return [(cols, np.ones(len(cols), dtype=np.int64))]
+
+    def forbid_empty(self, sm):
+        xs = list(sm.edges)
+        if self.cut == "hubo":
+            return reduce(mul, [~x for x in xs[1:]], Expr.constant(1) * ~xs[0])
+        ineq = qlib.cons(qlib.sum(xs) >= 1, label="not the empty drawing")
+        if self.cut == "inequality":
+            return ineq
+        return qlib.expand_cons(ineq, prefix="_empty").objective
+
     def encode_loop(self, sm, compiled, loop, state):
         out = np.array(state, dtype=np.uint8)
         cols = self._edge_columns(sm, compiled)
@@ -472,7 +497,9 @@ class CellFormulation(Formulation):
 
     def _colours(self, sm, compiled, state) -> np.ndarray:
         cols = _columns(compiled, sm.class_vars)
-        values = np.where(cols >= 0, np.asarray(state)[np.maximum(cols, 0)], 0).astype(np.uint8)
+        state = np.asarray(state)
+        values = np.zeros(len(cols) + 1, dtype=np.uint8)   # one spare: a board with no class indexes it
+        values[:len(cols)] = np.where(cols >= 0, state[np.maximum(cols, 0)] if state.size else 0, 0)
         pre = sm.presolve
         return np.where(pre.cell_class < 0, pre.cell_parity,
                         values[np.maximum(pre.cell_class, 0)] ^ pre.cell_parity).astype(np.uint8)
@@ -504,10 +531,49 @@ class CellFormulation(Formulation):
         cuts = []
         for cells, values in regions:
             lits = _region_literals(sm, cells, values)
-            if not lits or any(cols[cls] < 0 for cls, _ in lits):
+            if not lits:
                 continue
+            if any(cols[cls] < 0 for cls, _ in lits):
+                raise ValueError("a loop cut names a class variable the compiled model has no column for; "
+                                 "compile the model with formulation.compile(sm)")
             cuts.append((np.array([cols[cls] for cls, _ in lits]), np.array([neg for _, neg in lits])))
         return cuts
+
+    def compile(self, sm, model=None):
+        return qlib.compile(sm.model if model is None else model, variables=sm.class_vars)
+
+    def _empty_values(self, sm):
+        """The class values that draw nothing (every cell outside), or None where no state does."""
+        pre = sm.presolve
+        outside = pre.cell_class < 0
+        if (pre.cell_parity[outside] != 0).any():
+            return None                                 # a cell is known to be inside
+        values = np.zeros(pre.num_classes, dtype=np.int64)
+        inner = ~outside
+        np.maximum.at(values, pre.cell_class[inner], pre.cell_parity[inner].astype(np.int64))
+        seen_zero = np.zeros(pre.num_classes, dtype=bool)
+        seen_zero[pre.cell_class[inner][pre.cell_parity[inner] == 0]] = True
+        if (values & seen_zero).any():                  # a class holds cells on both sides
+            return None
+        return values                                   # value of each class variable, per class
+
+    def empty_literals(self, sm, compiled):
+        values = self._empty_values(sm)
+        if values is None or not len(values):
+            return []
+        cols = _columns(compiled, sm.class_vars)
+        if (cols < 0).any():
+            raise ValueError("the compiled model lacks a class variable; compile it with formulation.compile(sm)")
+        return [(cols.copy(), 1 - values)]          # negated literal where the class must be 0
+
+    def forbid_empty(self, sm):
+        values = self._empty_values(sm)
+        if values is None or not len(values):
+            return Expr()
+        term = Expr.constant(1)
+        for x, val in zip(sm.class_vars, values):
+            term = term * (x if val else ~x)
+        return term
 
     def _ring(self, sm, compiled, loop, state):
         """(cells, values) of the ring cut of ``loop`` in ``state``, or None where it is not valid."""

@@ -76,7 +76,9 @@ class LoopSeparation:
     Called with a model state: decodes it to edges (``formulation.decode_state``),
     accepts a loop that alone satisfies every clue (returning the model state
     that draws just that loop), and otherwise returns one cut per closed loop,
-    in the formulation's literals.
+    in the formulation's literals, or the cut of the empty drawing when nothing
+    is drawn.  A zero-energy state that is not an answer therefore always gets
+    a cut, so it can never end the search.
     """
 
     def __init__(self, formulation, sm, compiled):
@@ -87,10 +89,11 @@ class LoopSeparation:
         self.clue_edges = np.asarray([g.cell_edges[i * sm.board.cols + j] for i, j, _ in clues],
                                      dtype=np.int64).reshape(-1, 4)
         self.clue_values = np.asarray([n for _, _, n in clues], dtype=np.int64)
-        self.loops_seen = 0
 
     def __call__(self, state, energy=None):
         mask = self.formulation.decode_state(self.sm, self.compiled, state)
+        if not mask.any():   # the empty drawing is never an answer: forbid it like a wrong loop
+            return None, self.formulation.empty_literals(self.sm, self.compiled)
         edges, ptr = closed_loops(mask, self.ends, self.point_ptr, self.point_edges)
         sizes = np.diff(ptr)
         # Below the target energy every loop is wrong; above it the longest loop is usually the
@@ -107,5 +110,4 @@ class LoopSeparation:
                 return self.formulation.encode_loop(self.sm, self.compiled, loop, state), []
             if k != spare:
                 cuts.extend(self.formulation.loop_literals(self.sm, self.compiled, loop, state))
-        self.loops_seen += len(ptr) - 1
         return None, cuts

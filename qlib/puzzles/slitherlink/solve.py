@@ -60,11 +60,15 @@ class SlitherlinkResult:
     """What :func:`solve` found.
 
     ``status`` is "solved", "unsolved" or "interrupted"; ``stop_reason`` one of
-    "answer", "time_limit", "no_answer" (proved: no single loop meets the
-    clues), "no_zero_energy_state" (an exact backend proved every state breaks
-    a rule), "empty_state" (a zero-energy state without any loop: the clues
-    allow the empty drawing, and no loop was found), "max_iterations" (only
-    when the caller set ``max_iterations``) or "interrupted" (Ctrl-C).
+    "answer", "time_limit", "no_answer" (proved, by the presolve or by the
+    complete search: no single loop meets the clues),
+    "no_zero_energy_state" (an exact backend proved every state of the model
+    breaks a rule, so no answer exists), "max_iterations" (only when the caller
+    set ``max_iterations``) or "interrupted" (Ctrl-C).  A state of energy 0
+    that is not one loop (several loops, or the empty drawing) never ends a
+    search: it is cut and the search goes on.  ``found_by`` says which part
+    settled the board: "presolve", "search" (the model search), "sat" or
+    "backtrack" (the complete search run beside it; see :func:`solve`), or None.
     ``h``/``v`` hold the answer loop when solved, else the last state found
     (all zeros if none).  ``iterations`` has one dict per solve: ``iteration``,
     ``energy``, ``loops`` (loop lengths, None if the state could not be split),
@@ -97,6 +101,7 @@ class SlitherlinkResult:
     presolved: float | None = None
     unique: bool | None = None
     second_answer: np.ndarray | None = field(default=None, repr=False)
+    found_by: str | None = None
 
     @property
     def solved(self) -> bool:
@@ -106,7 +111,8 @@ class SlitherlinkResult:
         return render_text(self.board, self.h, self.v)
 
     def summary(self) -> str:
-        lines = [f"{self.status} ({self.stop_reason}) in {len(self.iterations)} iteration(s), "
+        by = f" by {self.found_by}" if self.found_by else ""
+        lines = [f"{self.status} ({self.stop_reason}){by} in {len(self.iterations)} iteration(s), "
                  f"{self.seconds:.2f} s, form={self.form}, method={self.method}, backend={self.backend}, "
                  f"seed={self.seed}"]
         for it in self.iterations:
@@ -127,6 +133,7 @@ class _Run:
     max_iterations: int | None
     solver_options: dict
     method: str
+    complete: str | None = None
     formulation: Formulation = None
     sm: SlitherlinkModel = None
     start: float = 0.0
@@ -157,7 +164,8 @@ class _Run:
         """One qlib.solve of the current model with the remaining time; returns (solution, mask)."""
         k = len(self.iterations)
         seed = (self.seed + k) % (1 << 63)
-        sol = qlib.solve(self.model, backend=self.backend, seed=seed, time_limit=max(self.remaining(), 1e-3),
+        sol = qlib.solve(self.formulation.compile(self.sm, self.model), backend=self.backend, seed=seed,
+                         time_limit=max(self.remaining(), 1e-3),
                          target_energy=0, initial_state=initial_state, **self.solver_options)
         return sol, self.formulation.decode_state(self.sm, sol.compiled, sol.state)
 
@@ -192,7 +200,7 @@ class _Run:
         if self.iterations:
             self.iterations[-1]["forbidden"] = len(loops)
 
-    def result(self, stop_reason: str, loop=None) -> SlitherlinkResult:
+    def result(self, stop_reason: str, loop=None, found_by: str | None = None) -> SlitherlinkResult:
         g = self.grid
         if loop is not None:
             state = np.zeros(g.num_edges, dtype=np.uint8)
@@ -214,18 +222,16 @@ class _Run:
             loop=None if loop is None else [int(e) for e in loop], answer_state=answer,
             form=self.form, method=self.method, board=self.board,
             timings=dict(presolve_seconds=self.presolve_seconds, solve_seconds=seconds),
-            presolved=None if pre is None else pre.fixed_fraction)
+            presolved=None if pre is None else pre.fixed_fraction, found_by=found_by)
 
     def presolved_result(self):
         """The result when the presolve alone settled the board, else None."""
         pre = self.sm.presolve
         if pre is None or pre.status == "open":
             return None
-        if pre.status == "infeasible":
-            return self.result("no_answer")
-        if pre.status == "empty":
-            return self.result("empty_state")
-        return self.result("answer", np.flatnonzero(pre.edges == 1))
+        if pre.status in ("infeasible", "empty"):   # "empty": only the empty drawing is left, not an answer
+            return self.result("no_answer", found_by="presolve")
+        return self.result("answer", np.flatnonzero(pre.edges == 1), found_by="presolve")
 
 
 _ZERO = 1e-9
@@ -250,19 +256,20 @@ def _outer(run: _Run) -> SlitherlinkResult:
             run.record(sol, mask, run.split(mask), t0)
             if stop in _STOPS:
                 return run.result(_STOPS[stop])
-            if stop == "complete":
+            if stop == "complete":   # an exact backend: no state of energy 0, so no answer
                 return run.result("no_zero_energy_state")
             continue  # not an answer; try again with the time left
         loops = split_loops(mask, run.grid.endpoints)  # energy 0: every degree is 0 or 2
         run.record(sol, mask, loops, t0)
-        if not loops:
-            return run.result("empty_state")
         answer = run.answer_loop(loops)
         if answer is not None:
-            return run.result("answer", answer)
+            return run.result("answer", answer, found_by="search")
         if stop == "interrupted":
             return run.result("interrupted")
-        run.forbid(loops)
+        if loops:
+            run.forbid(loops)
+        else:   # the empty drawing is never an answer: forbid it and solve again
+            run.model = run.model + run.formulation.forbid_empty(run.sm)
         previous = sol
 
 
@@ -281,10 +288,70 @@ def _formulation_of(sm):
     return formulation_of(sm)
 
 
+#: The lazy method's rounds (with a complete search): round ``k`` gives each part a budget worth
+#: about ``_FIRST_ROUND * 2**k`` seconds at the rates measured here (2 cores; the focused search
+#: half of that), in counts, not seconds: focused-search steps per replica, SAT work (conflicts, plus a fixed cost per call)
+#: or backtracking nodes (a node costs about one pass over the edges).  Counts keep the result
+#: independent of the machine's speed and load.
+_FIRST_ROUND = 0.02
+_STEPS_PER_SECOND = 30_000
+_EDGE_NODES_PER_SECOND = 1.2e8
+_SAT_WORK_PER_SECOND = 8_000
+
+#: The complete searches the lazy method can run beside the focused search (``complete=``).
+COMPLETE = ("sat", "backtrack")
+
+
+class _Complete:
+    """A complete search behind one interface: ``advance(budget, deadline)`` -> (status, mask)."""
+
+    def __init__(self, kind: str, run: "_Run"):
+        self.kind = kind
+        if kind == "sat":
+            from .exact import _Search
+
+            # The raw board, not the presolved one: unit clauses for the decided edges make no call
+            # cheaper, and they change which models CaDiCaL returns and so how many loop clauses it
+            # needs (29 calls raw against 537 presolved on slitherlink-20x20-gen-s5).
+            self.search = _Search(run.board)
+            self.per_round = max(8, int(_FIRST_ROUND * _SAT_WORK_PER_SECOND))
+        else:
+            from ..generate import BacktrackSearch
+
+            self.search = BacktrackSearch(run.board, limit=1, store=1)
+            self.per_round = max(8, int(_FIRST_ROUND * _EDGE_NODES_PER_SECOND / run.grid.num_edges))
+        self.stop = 0
+
+    def advance(self, rounds: int, deadline: float):
+        """Round ``rounds``'s turn (twice the budget of the turn before): ("solved", mask),
+        ("no_answer", None) or ("running", None)."""
+        self.stop += self.per_round << min(rounds, 40)
+        if self.kind == "sat":
+            status, mask = self.search.advance(self.stop, deadline)
+            return {"unsat": "no_answer"}.get(status, status), mask
+        status = self.search.advance(self.stop, deadline)
+        if status == "limit":
+            return "solved", self.search.solutions[0]
+        return ("no_answer" if status == "exhausted" else "running"), None
+
+    def close(self):
+        if self.kind == "sat":
+            self.search.close()
+
+
 def _lazy(run: _Run) -> SlitherlinkResult:
     """qlib's method: one focused search in which every closed loop met in a
     low-energy state is either accepted (it alone satisfies every clue) or
-    forbidden at once by a cut, without restarting the solve."""
+    forbidden at once by a cut, without restarting the solve.
+
+    With a complete search (``run.complete``) it runs in rounds, each a
+    restart with twice the steps of the one before (a new seed, the cuts
+    kept), and after each round the complete search goes on for twice its last
+    budget (:class:`_Complete`).  Restarts cut the heavy tail of a randomised
+    search; the complete search answers every board or proves there is no
+    answer.  Both budgets are counts, not seconds, so the seed and thread
+    count fix which part finds the answer.
+    """
     if not run.formulation.lazy:
         raise ValueError(f"method='lazy' adds loop cuts as product terms, which form {run.form!r} "
                          "does not take; use method='outer' for the pure QUBO form")
@@ -293,27 +360,81 @@ def _lazy(run: _Run) -> SlitherlinkResult:
     settled = run.presolved_result()
     if settled is not None:
         return settled
-    t0 = time.perf_counter()
-    compiled = qlib.compile(run.model)
+    compiled = run.formulation.compile(run.sm, run.model)
     options = dict(run.solver_options)
     cut_options = {_CUT_OPTIONS[k]: options.pop(k) for k in list(options) if k in _CUT_OPTIONS}
-    lazy = LazyCuts(run.formulation.separation(run.sm, compiled), **cut_options)
-    sol = qlib.solve(compiled, backend="cpu", algorithm="focused", seed=run.seed,
-                     time_limit=max(run.remaining(), 1e-3), target_energy=0, lazy_cuts=lazy, **options)
-    mask = run.formulation.decode_state(run.sm, compiled, sol.state)
-    loops = run.split(mask)
-    rec = run.record(sol, mask, loops, t0)
-    rec["cuts"] = [len(c[0]) for c in sol.info["cuts"]]
-    rec["forbidden"] = len(rec["cuts"])
-    run.forbidden = len(rec["cuts"])
-    stop = sol.info["stop_reason"]
-    if stop == "accepted" and loops is not None:
-        answer = run.answer_loop(loops)
-        if answer is not None:
-            return run.result("answer", answer)
-    if stop == "target_energy":  # energy 0 and the separation saw no loop
-        return run.result("empty_state")
-    return run.result(_STOPS.get(stop, "no_zero_energy_state"))
+    user_steps = options.pop("max_steps", None)
+    if user_steps is not None and run.complete:
+        raise ValueError("max_steps caps the search's steps; beside a complete search the rounds set the steps: "
+                         "pass complete=False to set them yourself")
+    exact = _Complete(run.complete, run) if run.complete else None
+    try:
+        return _rounds(run, compiled, exact, options, cut_options, user_steps)
+    finally:
+        if exact is not None:
+            exact.close()
+
+
+def _rounds(run, compiled, exact, options, cut_options, user_steps):
+    """The lazy method's loop: focused search, then the complete search's turn, budgets doubling."""
+    steps = max(64, int(_FIRST_ROUND * _STEPS_PER_SECOND))
+    rounds = 0
+    cuts = []
+    while True:
+        if compiled.num_vars == 0:   # the presolve left one state: it is an answer or there is none
+            state = np.zeros(0, dtype=np.uint8)
+            mask = run.formulation.decode_state(run.sm, compiled, state)
+            loops = run.split(mask)
+            answer = run.answer_loop(loops) if loops is not None and len(loops) == 1 else None
+            if answer is not None:
+                return run.result("answer", answer, found_by="presolve")
+            if exact is None:   # the model is exact and has one state, which is no answer: none exists
+                return run.result("no_answer", found_by="presolve")
+        else:
+            t0 = time.perf_counter()
+            lazy = LazyCuts(run.formulation.separation(run.sm, compiled), cuts=cuts, **cut_options)
+            seed = (run.seed + rounds) % (1 << 63)
+            budget = dict(max_steps=int(steps) if exact is not None else user_steps)
+            sol = qlib.solve(compiled, backend="cpu", algorithm="focused", seed=seed,
+                             time_limit=max(run.remaining(), 1e-3), target_energy=0, lazy_cuts=lazy,
+                             **budget, **options)
+            mask = run.formulation.decode_state(run.sm, compiled, sol.state)
+            loops = run.split(mask)
+            rec = run.record(sol, mask, loops, t0)
+            new_cuts = sol.info["cuts"][len(cuts):]      # the winner's pool starts with the cuts kept
+            rec["cuts"] = [len(c[0]) for c in new_cuts]
+            rec["forbidden"] = len(rec["cuts"])
+            rec["steps"] = int(steps) if exact is not None else None
+            run.forbidden += len(rec["cuts"])
+            cuts = sol.info["cuts"]
+            stop = sol.info["stop_reason"]
+            if stop == "accepted" and loops is not None and len(loops) == 1:
+                answer = run.answer_loop(loops)
+                if answer is not None:
+                    return run.result("answer", answer, found_by="search")
+            if stop == "interrupted":
+                return run.result("interrupted")
+            if stop == "time_limit" or run.remaining() <= 0:
+                return run.result("time_limit")
+            if exact is None:
+                if stop == "max_steps":      # the caller's cap
+                    return run.result("max_steps")
+                # a target state the separation neither accepted nor cut: not a verdict; search again
+                rounds += 1
+                continue
+        if exact is not None:
+            try:
+                status, mask = exact.advance(rounds, run.start + run.time_limit)
+            except KeyboardInterrupt:
+                return run.result("interrupted")
+            if status == "solved":
+                return run.result("answer", np.flatnonzero(mask), found_by=exact.kind)
+            if status == "no_answer":
+                return run.result("no_answer", found_by=exact.kind)
+            if run.remaining() <= 0:
+                return run.result("time_limit")
+        rounds += 1
+        steps *= 2
 
 
 #: Solving methods by name: each takes a prepared :class:`_Run` and returns the result.
@@ -330,14 +451,18 @@ def warmup(form: str = "cells", method: str = "lazy") -> float:
     start = time.perf_counter()
     qlib.warmup()
     tiny = Board(((3, None), (None, None)))   # builds a model, runs the presolve and one search
-    METHODS[method](_Run(tiny, form, "cpu", 0, 1.0, None, {}, method))
+    METHODS[method](_Run(tiny, form, "cpu", 0, 1.0, None, {}, method, None))
+    if method == "lazy":   # and the backtracking search's kernels
+        from ..generate import BacktrackSearch
+
+        BacktrackSearch(tiny, limit=1, store=1).advance()
     _WARM[key] = time.perf_counter() - start
     return _WARM[key]
 
 
 def solve(board, *, form: str = "cells", method: str | None = None, backend: str = "cpu", seed: int | None = None,
           time_limit: float = 60.0, max_iterations: int | None = None, check_unique: bool = False,
-          **solver_options) -> SlitherlinkResult:
+          complete: str | bool | None = None, **solver_options) -> SlitherlinkResult:
     """Solve ``board`` by eliminating multi-loop states.
 
     ``form`` chooses the formulation (:data:`~.formulation.FORMULATIONS`):
@@ -360,7 +485,19 @@ def solve(board, *, form: str = "cells", method: str | None = None, backend: str
     compilation or cache loading happens before the clock starts and is
     reported apart in ``result.timings``), with a proof that no answer exists,
     or on Ctrl-C (status "interrupted", the best state so far).
-    ``max_iterations`` (outer method) stops earlier only when set.  ``seed``
+    ``max_iterations`` (outer method) stops earlier only when set.
+    ``complete`` (lazy method): a complete search run beside the focused
+    search, "sat" (CaDiCaL with lazy loop clauses, :mod:`.exact`, on the
+    board; the default for ``form="cells"``) or "backtrack"
+    (:class:`qlib.puzzles.generate.BacktrackSearch`); False (the default
+    for the source's edge forms) for none.  The search then runs in rounds:
+    a restart of the focused search with twice the steps of the last (a new
+    seed, the cuts kept), then the complete search's turn with twice its last
+    budget.  Restarts cut a randomised search's heavy tail; the complete search
+    answers every board or proves it has no answer.  Budgets are counts, not
+    seconds, so the seed and thread count fix the answer and
+    ``result.found_by``.  With ``complete=False`` the lazy method is one
+    focused search (``max_steps`` caps it when given).  ``seed``
     seeds iteration ``k`` (from 1) with ``seed + k - 1`` (a random seed is drawn
     and recorded when None).  ``check_unique=True`` proves, after a solve,
     whether the answer is the only one (:func:`qlib.puzzles.generate.count_solutions`
@@ -381,16 +518,27 @@ def solve(board, *, form: str = "cells", method: str | None = None, backend: str
     if max_iterations is not None and (isinstance(max_iterations, bool) or not isinstance(max_iterations, int)
                                        or max_iterations < 1):
         raise ValueError(f"max_iterations must be a positive integer or None, got {max_iterations!r}")
+    if complete is None:
+        complete = "sat" if form == "cells" and method == "lazy" else False
+    if complete is False:
+        complete = None
+    elif not isinstance(complete, str):
+        raise TypeError(f"complete must be one of {', '.join(map(repr, COMPLETE))}, False or None, got {complete!r}")
+    elif complete not in COMPLETE:
+        raise ValueError(f"unknown complete search {complete!r}; choose one of {', '.join(map(repr, COMPLETE))}")
+    elif method != "lazy":
+        raise ValueError("complete= runs beside the lazy method; method='outer' is the source's iteration alone")
     if seed is None:
         seed = int(np.random.SeedSequence().entropy % (1 << 62))
     elif isinstance(seed, bool) or not isinstance(seed, (int, np.integer)) or seed < 0:
         raise ValueError(f"seed must be a non-negative integer, got {seed!r}")
     jit = warmup(form, method) if backend in ("cpu", "auto") else 0.0
+    args = (board, form, backend, int(seed), float(time_limit), max_iterations, solver_options, method, complete)
     try:
-        run = _Run(board, form, backend, int(seed), float(time_limit), max_iterations, solver_options, method)
+        run = _Run(*args)
         result = METHODS[method](run)
     except KeyboardInterrupt:   # between two solves: nothing better to return than an empty drawing
-        run = _Run(board, form, backend, int(seed), float(time_limit), max_iterations, solver_options, method)
+        run = _Run(*args)
         result = run.result("interrupted")
     result.timings["jit_seconds"] = jit
     if check_unique and result.solved:

@@ -1,0 +1,186 @@
+"""Every verdict of slitherlink.solve is true: stop reasons against two exact references.
+
+The references are the SAT solver (:mod:`qlib.puzzles.slitherlink.exact`) and the
+backtracking counter (:func:`qlib.puzzles.generate.count_solutions`), two
+different methods; they must agree with each other first.  Since the default
+solve runs SAT beside the focused search, the counter is the independent one
+for its verdicts, and every answer is checked by :func:`slitherlink.check`.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+import qlib
+from qlib.puzzles import generate
+from qlib.puzzles import slitherlink as sl
+from qlib.puzzles.slitherlink import exact
+
+SMALL = [(1, 1), (1, 2), (1, 4), (2, 2), (2, 3), (3, 3), (3, 4), (4, 4), (4, 5), (5, 5), (6, 6)]
+MEDIUM = [(7, 7), (8, 8), (7, 13), (10, 10), (12, 12)]
+
+
+def _random_clues(rows, cols, rng, density):
+    """Clues drawn at random: most such boards have no answer."""
+    return sl.Board(tuple(tuple(int(rng.integers(0, 4)) if rng.random() < density else None for _ in range(cols))
+                          for _ in range(rows)))
+
+
+def _from_loop(rows, cols, seed, rng, keep):
+    """A random loop's clues, a random share kept: at least one answer (often several)."""
+    mask = generate.random_loop(rows, cols, seed)
+    return generate.board_from_mask(mask, rows, cols, keep=rng.random((rows, cols)) < keep)
+
+
+def _boards():
+    rng = np.random.default_rng(2026)
+    out = []
+    seed = 0
+    for rows, cols in SMALL:
+        for _ in range(14):
+            seed += 1
+            out.append(_random_clues(rows, cols, rng, float(rng.uniform(0.05, 0.6))))
+            if rows * cols >= 2:
+                out.append(_from_loop(rows, cols, seed, rng, float(rng.uniform(0.0, 0.9))))
+    for rows, cols in MEDIUM:
+        for _ in range(12):
+            seed += 1
+            out.append(_random_clues(rows, cols, rng, float(rng.uniform(0.02, 0.3))))
+            out.append(_from_loop(rows, cols, seed, rng, float(rng.uniform(0.2, 0.8))))
+    return out
+
+
+BOARDS = _boards()
+
+
+def _reference(board):
+    """(has an answer, a mask or None), with the two exact references agreeing."""
+    sat = exact.solve_exact(board, time_limit=30)
+    count = generate.count_solutions(board, limit=1, time_limit=30)
+    assert sat.status in ("solved", "unsat") and count.status in ("exact", "limit")
+    assert sat.solved == (count.count == 1), f"the exact references disagree on\n{board.to_text()}"
+    return sat.solved
+
+
+def test_the_board_set_has_boards_with_and_without_answers():
+    has = [_reference(b) for b in BOARDS]
+    assert len(BOARDS) >= 300
+    assert 80 <= sum(has) <= len(BOARDS) - 80
+
+
+@pytest.mark.parametrize("index", range(0, len(BOARDS), 1))
+def test_default_verdict_agrees_with_the_exact_references(index):
+    board = BOARDS[index]
+    solvable = _reference(board)
+    result = sl.solve(board, seed=index, time_limit=30)
+    if solvable:
+        assert (result.status, result.stop_reason) == ("solved", "answer"), board.to_text()
+        assert sl.check(board, result.h, result.v) == []
+        assert result.found_by in ("presolve", "search", "sat")
+    else:
+        assert (result.status, result.stop_reason) == ("unsolved", "no_answer"), board.to_text()
+        assert result.found_by in ("presolve", "sat")
+
+
+@pytest.mark.parametrize("index", range(0, len(BOARDS), 7))
+def test_backtrack_verdict_agrees_with_the_exact_references(index):
+    board = BOARDS[index]
+    solvable = _reference(board)
+    result = sl.solve(board, seed=index, time_limit=30, complete="backtrack")
+    assert result.stop_reason == ("answer" if solvable else "no_answer")
+    if solvable:
+        assert sl.check(board, result.h, result.v) == []
+
+
+@pytest.mark.parametrize("form", ["hubo", "inequality"])
+@pytest.mark.parametrize("index", range(3, len(BOARDS), 29))
+def test_edge_forms_claim_only_what_they_found(form, index):
+    """Without a complete search an edge form answers or runs out of time; it never claims
+    'no answer', and a zero-energy state that is not one loop never ends it."""
+    board = BOARDS[index]
+    solvable = _reference(board)
+    result = sl.solve(board, form=form, seed=index, time_limit=0.3)
+    assert result.stop_reason in ("answer", "time_limit")
+    if result.solved:
+        assert solvable and sl.check(board, result.h, result.v) == []
+    with_sat = sl.solve(board, form=form, seed=index, time_limit=30, complete="sat")
+    assert with_sat.stop_reason == ("answer" if solvable else "no_answer")
+
+
+def test_found_by_and_answer_repeat_for_a_seed_and_thread_count():
+    board = sl.parse(qlib.data_path("slitherlink-20x20-gen-s4.txt"))
+    runs = [sl.solve(board, seed=3, time_limit=60, num_threads=2) for _ in range(2)]
+    assert runs[0].solved and runs[0].found_by == runs[1].found_by
+    assert runs[0].h == runs[1].h and runs[0].v == runs[1].v
+    assert len(runs[0].iterations) == len(runs[1].iterations)
+
+
+# -- the probe's examples ---------------------------------------------------------------
+PROBE = "3.2.\n....\n.02.\n2221\n1...\n"
+
+
+@pytest.mark.parametrize("seed", [1, 2, 3])
+def test_a_board_with_two_answers_is_answered_not_given_up(seed):
+    board = sl.parse_text(PROBE)
+    assert exact.count_exact(board, limit=2)[:2] == (2, "limit")
+    result = sl.solve(board, seed=seed, time_limit=30)
+    assert result.solved and sl.check(board, result.h, result.v) == []
+
+
+def test_the_shipped_25x25_s5_is_solved_at_every_seed():
+    board = sl.parse(qlib.data_path("slitherlink-25x25-gen-s5.txt"))
+    ref = exact.solve_exact(board).mask
+    for seed in range(1, 6):
+        result = sl.solve(board, seed=seed, time_limit=60)
+        assert result.solved and np.array_equal(board.grid.from_hv(result.h, result.v), ref)
+
+
+@pytest.mark.parametrize("text", [".", "..", "....", ".\n.\n.\n", "0", "3"])
+@pytest.mark.parametrize("form", sl.SOLVE_FORMS)
+def test_boards_whose_cells_model_has_no_variable(text, form):
+    """1x1 and 1xN boards: no IndexError, and the verdict of the references."""
+    board = sl.parse_text(text)
+    solvable = _reference(board)
+    result = sl.solve(board, form=form, seed=30, time_limit=0.5 if form != "cells" else 30)
+    if solvable:
+        assert result.solved and sl.check(board, result.h, result.v) == []
+    else:
+        assert result.stop_reason == ("no_answer" if form == "cells" else "time_limit")
+
+
+def test_decode_reads_a_model_the_presolve_emptied():
+    board = sl.parse(qlib.data_path("slitherlink-5x5-blog-ex1.txt"))
+    sm = sl.build_model(board, "cells", presolve=True)
+    assert sm.presolve.status == "solved" and sm.model.var_count == 0
+    for options in (dict(backend="exhaustive"), dict(seed=1, target_energy=0, time_limit=1)):
+        mask = sl.decode(sm, qlib.solve(sm.model, **options))
+        assert sl.check(board, *board.grid.to_hv(mask)) == []
+
+
+def test_every_class_variable_gets_a_column():
+    """A class in no term still gets a column, so a loop cut can name it (no cut is skipped)."""
+    for index in range(0, len(BOARDS), 5):
+        sm = sl.build_model(BOARDS[index], "cells", presolve=True)
+        compiled = sl.FORMULATIONS["cells"].compile(sm)
+        assert compiled.num_vars == len(sm.class_vars)
+
+
+def test_an_accepted_answer_is_the_state_returned():
+    """run_focused's winner is an accepted replica when one exists, and its state is the answer."""
+    from qlib.solvers.focused import LazyCuts
+
+    x = qlib.var("acc", 4)
+    model = qlib.cons(qlib.sum(x) == 2, label="two")
+    compiled = qlib.compile(model)
+    wanted = np.array([1, 1, 0, 0], dtype=np.uint8)
+
+    def separate(state, energy):   # accept only `wanted`; any other zero-energy state is left uncut
+        return (state, []) if np.array_equal(state, wanted) else (None, [])
+    for seed in range(30):
+        sol = qlib.solve(compiled, seed=seed, target_energy=0, lazy_cuts=LazyCuts(separate), num_replicas=4,
+                         time_limit=5)
+        if sol.info["stop_reason"] == "accepted":
+            assert np.array_equal(sol.state, wanted)
+        else:
+            assert sol.info["stop_reason"] == "target_energy" and not np.array_equal(sol.state, wanted)
