@@ -32,8 +32,8 @@ __all__ = ["ExactResult", "solve_exact", "count_exact", "solver_name"]
 
 #: pysat solver classes, newest first: the first one installed is used.
 _SOLVERS = ("Cadical300", "Cadical195", "Cadical153")
-#: Conflicts per solver slice between two looks at the clock (about 0.05-0.5 s).
-_CONFLICTS = 5_000
+#: Conflicts per solver slice between two looks at the clock (about 5-50 ms on 10x10 to 50x50).
+_CONFLICTS = 1_000
 #: The work :meth:`_Search.advance` counts for one SAT call and its loop clauses, in conflicts
 #: (a call costs about as much as 20 conflicts here).
 ITERATION_WORK = 20

@@ -307,7 +307,14 @@ class _Complete:
 
     def __init__(self, kind: str, run: "_Run"):
         self.kind = kind
-        if kind == "sat":
+        self.run = run
+        self.search = None
+        self.stop = 0
+
+    def _start(self):
+        """Build the search at its first turn, so the focused search starts without waiting for it."""
+        run = self.run
+        if self.kind == "sat":
             from .exact import _Search
 
             # The raw board, not the presolved one: unit clauses for the decided edges make no call
@@ -320,11 +327,12 @@ class _Complete:
 
             self.search = BacktrackSearch(run.board, limit=1, store=1)
             self.per_round = max(8, int(_FIRST_ROUND * _EDGE_NODES_PER_SECOND / run.grid.num_edges))
-        self.stop = 0
 
     def advance(self, rounds: int, deadline: float):
         """Round ``rounds``'s turn (twice the budget of the turn before): ("solved", mask),
         ("no_answer", None) or ("running", None)."""
+        if self.search is None:
+            self._start()
         self.stop += self.per_round << min(rounds, 40)
         if self.kind == "sat":
             status, mask = self.search.advance(self.stop, deadline)
@@ -335,7 +343,7 @@ class _Complete:
         return ("no_answer" if status == "exhausted" else "running"), None
 
     def close(self):
-        if self.kind == "sat":
+        if self.kind == "sat" and self.search is not None:
             self.search.close()
 
 
@@ -360,6 +368,8 @@ def _lazy(run: _Run) -> SlitherlinkResult:
     settled = run.presolved_result()
     if settled is not None:
         return settled
+    if run.remaining() <= 0:   # building the model took the time
+        return run.result("time_limit")
     compiled = run.formulation.compile(run.sm, run.model)
     options = dict(run.solver_options)
     cut_options = {_CUT_OPTIONS[k]: options.pop(k) for k in list(options) if k in _CUT_OPTIONS}
