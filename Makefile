@@ -19,7 +19,7 @@ MPL_KERNEL = module://matplotlib_inline.backend_inline
 NUMBA_CACHE_DIR ?= $(CURDIR)/.numba_cache
 export NUMBA_CACHE_DIR
 
-.PHONY: venv test book lab check-html bench bench-deps experiments browser-deps clean distclean
+.PHONY: venv test book lab check-html bench bench-deps bench-boards sgt-deps experiments browser-deps clean distclean
 
 venv: $(STAMP)
 
@@ -58,15 +58,31 @@ lab: venv
 check-html: venv browser-deps
 	QLIB_REQUIRE_HTML=1 $(VPY) -m pytest tests/test_book_html.py tests/test_lab.py
 
-bench-deps: $(BENCH_STAMP)
+# The bench's Python packages (peers, python-sat) and Debian's sgt-puzzles (sgt-deps), which
+# benchmarks/make_boards.py needs to make the user boards of benchmarks/boards/.
+bench-deps: $(BENCH_STAMP) sgt-deps
 
 $(BENCH_STAMP): $(STAMP)
 	$(PIP) install -c $(CONSTRAINTS) -e '.[bench]'
 	touch $@
 
+# Simon Tatham's puzzles (sgt-loopy, sgt-pattern in /usr/games) from Debian (needs root).
+sgt-deps:
+	@if [ -x /usr/games/sgt-loopy ] && [ -x /usr/games/sgt-pattern ]; then echo "sgt-puzzles already installed"; \
+	else apt-get update && apt-get install -y sgt-puzzles; fi
+
+# The user set (benchmarks/boards/, shipped): 5 seeds, a 60 s cap, the tail of every row
+# (results/user.json and .md).  BENCH_ARGS="" runs the book set (results/latest.*), "--set all" both.
+# It needs no sgt-puzzles: the boards are in the tree.
+BENCH_ARGS ?= --set user --seeds 5 --cap 60
 bench: export MPLBACKEND = $(MPL_SCRIPT)
-bench: bench-deps
+bench: $(BENCH_STAMP)
 	$(VPY) benchmarks/run.py $(BENCH_ARGS)
+
+# Remake benchmarks/boards/ and its manifest (about 20 min on 2 cores; BOARDS_ARGS="--only loopy").
+bench-boards: export MPLBACKEND = $(MPL_SCRIPT)
+bench-boards: bench-deps
+	nice -n 19 $(VPY) benchmarks/make_boards.py $(BOARDS_ARGS)
 
 # The measurements the Experiments chapter reads (benchmarks/results/experiments.json): a sweep
 # of (board, method, seed) runs on a Dask LocalCluster, one process per core, one numba thread

@@ -26,6 +26,7 @@ import argparse
 import json
 import os
 import platform
+import sys
 import time
 from pathlib import Path
 
@@ -104,10 +105,13 @@ def main(argv=None):
                f"--qubo-cap {args.qubo_cap:g}")
     command += " --serial" if args.serial else f" --scheduler {scheduler}" if scheduler else ""
     command += f" --workers {args.workers}" if args.workers else ""
+    sys.path.insert(0, str(Path(__file__).resolve().parent))
+    from provenance import qlib_commit  # the commit (and a dirty flag) the results were made with
+
     results = dict(machine=dict(platform=platform.platform(), cpus=os.cpu_count(),
                                 python=platform.python_version(),
                                 gpu=gpu.device_name() if gpu.is_available() else None),
-                   command=command,
+                   command=command, qlib=qlib_commit(),
                    sweep=dict(scheduler=scheduler or "LocalCluster", workers=workers,
                               numba_threads_per_worker=1 if scheduler is None else None,
                               runs=len(runs), wall_seconds=wall))

@@ -1,13 +1,33 @@
 """qlib against peer samplers and exact solvers on the book's workloads: prints tables, writes JSON and markdown.
 
-    make bench                                        # everything: 10 seeds, 60 s cap per run (~30 min)
+    make bench                                        # the user set: --set user --seeds 5 --cap 60 (see below)
+    make bench BENCH_ARGS=                            # the book set: 10 seeds, 60 s cap per run (~30 min)
+    .venv/bin/python benchmarks/run.py --set user --seeds 5 --cap 60     # the user set alone (results/user.*)
+    .venv/bin/python benchmarks/run.py --set user --families loopy --sizes 10 --seeds 1 --cap 5
     .venv/bin/python benchmarks/run.py --quick        # a few minutes: one board per size, 3 seeds, 20 s cap
     .venv/bin/python benchmarks/run.py --sizes 15 --seeds 3 --cap 20
     .venv/bin/python benchmarks/run.py --only sl10 --solvers qlib-cells --merge   # add or redo one row
 
-Workloads (benchmarks/workloads.py): the 10x10 Slitherlink of the QUBO++ tutorial
+Workloads (benchmarks/workloads.py), two sets (``--set book``, the default, ``user``
+or ``all``).  The book set: the 10x10 Slitherlink of the QUBO++ tutorial
 (sl10), the 15x15 Nonogram as a plain QUBO (nono15), and every generated board
 qlib/data/slitherlink-{15,20,25,30}x{same}-gen-s*.txt present at start, grouped by size.
+The user set: the boards a user would bring, benchmarks/boards/ (make_boards.py and
+its manifest): Slitherlink from sgt-loopy (hard, 10x10-50x50, 2 each) and qlib's
+minimal-clue generator (30x30-50x50), rows qlib-default, sat-exact, backtrack;
+Nonograms from sgt-pattern (15x15-50x50, 2 each), ten random 30x30 grids and the
+webpbn puzzles, rows qlib-default and sat-exact (benchmarks/nonogram_sat.py).
+``--families`` and ``--sizes`` narrow it; boards of one family and size form a
+group for the give-up rule below.  No peers, no compile measurement by default.
+Time (``make bench``: --set user --seeds 5 --cap 60, 38 boards): about 4.5 min on 2
+cores at qlib ff37350, estimated (``--estimate``) from a one-seed run of every row
+(--seeds 1 --cap 20 --repeats 1: 77 s), in which every row but one answered within
+6 s (backtrack on qlibgen-50x50 hit the cap: one 60 s cap, it stops after one
+failure).  Failing rows cost caps: a qlib row stops after ``--give-up`` (2) failed
+runs, is then tried once on the next ``--group-tries`` (2) boards of its group and
+not run on the rest; if qlib-default failed on every board that is 50 caps (50 min),
+plus one cap per board for each failing exact row.  ``--estimate`` prints the
+estimate from the last results/user.json.
 
 Rows: ``qlib-default`` is ``slitherlink.solve(board, seed=s, time_limit=cap)`` (or
 ``nonogram.solve``) with no other argument; the named qlib alternatives; the
@@ -25,6 +45,14 @@ the full cap, and the table names it.  After each grid seed but the last, the
 settings that can no longer catch the leader's success count are dropped, and
 of the rest the better half (at least 3) goes on.  On the generated boards the peers
 run once, at their sl10 setting with ``--probe-cap``, on the first 15x15 board only.
+
+The tail: for each workload and row, the success rate, median, p90, max (failed
+runs at the cap), TTS99 (the median time per run x log(0.01)/log(1-p), at least one
+run; p = 1: the median; p = 0: infinite) and the ratio to the sat-exact row
+(median / SAT median, max / SAT median); each qlib run records its result's
+``found_by`` (which part of the solver found the answer), counted per row.  Every
+results file records the qlib commit (``git rev-parse HEAD``) and whether the tree
+was dirty.
 
 Every run is checked: it counts as a success only when the answer passes
 ``slitherlink.check`` / ``nonogram.check`` and arrived within the cap.  A failed run
@@ -47,7 +75,6 @@ import fnmatch
 import json
 import math
 import os
-import platform
 import statistics
 import subprocess
 import sys
@@ -61,11 +88,16 @@ if str(HERE) not in sys.path:
 
 import qlib  # noqa: E402
 
+from provenance import machine, qlib_commit  # noqa: E402
+
 RESULTS = HERE / "results" / "latest.json"
 QUICK_RESULTS = HERE / "results" / "quick.json"
+USER_RESULTS = HERE / "results" / "user.json"
+SETS = ("book", "user", "all")
 
 FULL = dict(seeds=10, cap=60.0, grid_seeds=3, grid_cap=5.0, give_up=3, edge_cap=20.0, probe_cap=10.0,
-            repeats=3, sizes=[15, 20, 25, 30], boards_per_size=None)
+            repeats=3, sizes=[15, 20, 25, 30], boards_per_size=None, set="book", families=None, group_tries=None)
+USER = dict(FULL, seeds=5, give_up=2, sizes=None, set="user", group_tries=2)
 QUICK = dict(FULL, seeds=3, cap=20.0, grid_seeds=1, grid_cap=2.0, give_up=2, edge_cap=10.0, probe_cap=5.0,
              boards_per_size=1)
 HALVING_KEEP = 3  # settings always kept after a grid seed (see choose_setting)
@@ -90,6 +122,50 @@ def compile_seconds() -> dict:
     return out
 
 
+def percentile(values, q: float) -> float:
+    """The ``q``-th percentile (0-100) of ``values``, linearly interpolated between order statistics
+    (numpy's default): p90 of 5 runs is 0.4 x the 4th + 0.6 x the 5th smallest."""
+    xs = sorted(values)
+    if not xs:
+        raise ValueError("percentile of no values")
+    pos = (len(xs) - 1) * q / 100.0
+    lo = math.floor(pos)
+    hi = min(lo + 1, len(xs) - 1)
+    return xs[lo] + (xs[hi] - xs[lo]) * (pos - lo)
+
+
+def tts99(per_run: float, p: float) -> float:
+    """Time to solution with 99% confidence: ``per_run * log(0.01) / log(1 - p)`` runs' worth, at least one run.
+
+    ``p`` is the success rate of independent runs of ``per_run`` seconds each (the bench passes the
+    median run time, failures at the cap).  p = 1 (or p >= 0.99): one run, ``per_run``; p = 0: infinite.
+    """
+    if not 0.0 <= p <= 1.0:
+        raise ValueError(f"p must be a success rate in [0, 1], got {p!r}")
+    if p == 0.0:
+        return math.inf
+    if p == 1.0:
+        return per_run
+    return per_run * max(1.0, math.log(0.01) / math.log(1.0 - p))
+
+
+def tail(r: dict) -> dict:
+    """Success rate, median, p90, max and TTS99 of one row's runs (failures at the cap)."""
+    times = r["times"]
+    p = r["successes"] / r["runs"] if r["runs"] else 0.0
+    median = statistics.median(times)
+    return dict(success_rate=p, median=median, p90=percentile(times, 90), max=max(times), tts99=tts99(median, p))
+
+
+def found_by_counts(r: dict) -> dict:
+    """How many successful runs each part of the solver (``found_by``) answered; None when no run said."""
+    counts: dict = {}
+    for e in r.get("extras", []):
+        if e.get("ok") and e.get("found_by") is not None:
+            counts[e["found_by"]] = counts.get(e["found_by"], 0) + 1
+    return counts
+
+
 def censored(successes: int, runs: int) -> bool:
     """Whether the median of ``runs`` times, failures at the cap, involves a failure."""
     return successes <= runs // 2
@@ -112,9 +188,12 @@ def measure(run, seeds, cap: float, give_up: int | None) -> dict:
         extras.append(dict(seed=int(seed), seconds=round(dt, 4), ok=bool(ok), **extra))
         if not successes and (give_up and len(times) >= give_up or "error" in extra):
             break
-    return dict(times=times, successes=successes, runs=len(times), planned=len(seeds),
-                gave_up=len(times) < len(seeds), median=statistics.median(times), min=min(times), max=max(times),
-                median_censored=censored(successes, len(times)), cap=cap, extras=extras)
+    out = dict(times=times, successes=successes, runs=len(times), planned=len(seeds),
+               gave_up=len(times) < len(seeds), median=statistics.median(times), min=min(times), max=max(times),
+               median_censored=censored(successes, len(times)), cap=cap, extras=extras)
+    stats = tail(out)
+    out.update(p90=stats["p90"], tts99=stats["tts99"], success_rate=stats["success_rate"])
+    return out
 
 
 def _rank(r: dict):
@@ -170,12 +249,15 @@ class Bench:
         self.workloads: dict[str, dict] = {}
         self.boards: dict[str, dict] = {}
         self.skipped: dict[str, dict] = {}
-        self.failing: set = set()  # (size, row) that gave up on a generated board: one try on the others
+        self.failing: set = set()  # (group, row) that gave up on a generated board: one try on the others
+        self.streak: dict = {}  # (group, row) -> one-try failures in a row since it gave up there
+        self.not_run: dict = {}  # workload -> {row: why} (the group rule: --group-tries)
 
     def give_up(self, w, row) -> int:
         """Failed runs, with no success, after which a row stops: --give-up, or 1 on a generated board
-        once the row has given up on another board of the same size."""
-        return 1 if w.generated and (w.size, row.name) in self.failing else self.config["give_up"]
+        once the row has given up on another board of the same group (the size; a user board's family
+        and size)."""
+        return 1 if w.generated and (w.key, row.name) in self.failing else self.config["give_up"]
 
     def warm(self, key: str, row, setting: dict) -> None:
         if key in self.warmed:
@@ -220,8 +302,14 @@ class Bench:
                 r = measure(row.make({}), list(range(row.repeats or c["repeats"])), cap, 1)
             else:
                 r = measure(row.make({}), seeds, cap, self.give_up(w, row))
-                if w.generated and r["gave_up"] and not r["successes"]:
-                    self.failing.add((w.size, row.name))
+                if w.generated:
+                    key = (w.key, row.name)
+                    if r["gave_up"] and not r["successes"]:
+                        if key in self.failing:
+                            self.streak[key] = self.streak.get(key, 0) + 1
+                        self.failing.add(key)
+                    elif r["successes"]:
+                        self.streak[key] = 0
             r["setting"] = self.setting_of(row, r)
         r.update(kind=row.kind, seconds_spent=time.perf_counter() - started)
         return r
@@ -249,7 +337,8 @@ class Bench:
 
     def run(self, workloads, after_each=None) -> None:
         for w in workloads:
-            self.boards[w.name] = dict(puzzle=w.puzzle, file=w.file, size=w.size, generated=w.generated)
+            self.boards[w.name] = dict(puzzle=w.puzzle, file=w.file, size=w.size, generated=w.generated,
+                                       **({} if w.family is None else dict(family=w.family, group=w.group)))
             measured = self.workloads.setdefault(w.name, {})
             for row in w.rows:
                 if self.solvers and row.name not in self.solvers:
@@ -257,10 +346,19 @@ class Bench:
                 if row.skip:
                     self.skipped.setdefault(row.name, dict(reason=row.skip, workloads=[]))["workloads"].append(w.name)
                     continue
+                tries = self.config.get("group_tries")
+                if w.generated and tries is not None and self.streak.get((w.key, row.name), 0) >= tries:
+                    why = (f"not run: stopped on a board of {w.key} and failed its one try on the next {tries} "
+                           "(--group-tries)")
+                    self.not_run.setdefault(w.name, {})[row.name] = why
+                    self.log(f"{w.name:16s} {row.name:13s} {why}")
+                    continue
                 r = self.run_row(w, row)
                 measured[row.name] = r
+                by = found_by_counts(r)
                 self.log(f"{w.name:16s} {row.name:13s} {r['successes']:2d}/{r['runs']:<2d} median {r['median']:7.3f} s"
-                         f"  range {r['min']:.3f}-{r['max']:.3f}  [{r['setting']}]"
+                         f"  p90 {percentile(r['times'], 90):.3f}  max {r['max']:.3f}  [{r['setting']}]"
+                         + (f"  found by: {_found_text(by)}" if by else "")
                          + (f"  errors: {errors(r)[0]}" if errors(r) else ""))
             if after_each:
                 after_each()
@@ -268,6 +366,10 @@ class Bench:
 
 def errors(r) -> list[str]:
     return sorted({e["error"] for e in r.get("extras", []) if "error" in e})
+
+
+def _found_text(counts: dict) -> str:
+    return ", ".join(f"{k} {v}" for k, v in sorted(counts.items(), key=lambda kv: (-kv[1], kv[0])))
 
 
 # -- tables ----------------------------------------------------------------------
@@ -326,6 +428,82 @@ def table(results) -> str:
     return "\n".join(lines)
 
 
+def _seconds(x: float) -> str:
+    return "∞" if math.isinf(x) else f"{x:.3f}"
+
+
+def sat_ratio(value: float, value_capped: bool, sat: dict | None) -> str:
+    """``value`` / the sat-exact row's median; ≥ when ``value`` involves a cap (failures), ≤ when the SAT
+    median does, ? (the value in brackets) when both do."""
+    if not sat or not sat.get("median"):
+        return ""
+    text = f"{value / sat['median']:.3g}"
+    if value_capped and sat["median_censored"]:
+        return f"? ({text}, both capped)"
+    return ("≥" if value_capped else "≤" if sat["median_censored"] else "") + text
+
+
+def tail_rows(results) -> list[dict]:
+    """Per workload and row: the tail statistics, the ratios to sat-exact and the found_by counts."""
+    out = []
+    for workload, solvers in results["workloads"].items():
+        sat = solvers.get("sat-exact")
+        for name, r in solvers.items():
+            st = tail(r)
+            mine = name != "sat-exact"
+            out.append(dict(workload=workload, solver=name, successes=r["successes"], runs=r["runs"],
+                            gave_up=bool(r.get("gave_up")), **st, found_by=found_by_counts(r),
+                            median_over_sat=sat_ratio(st["median"], r["median_censored"], sat) if mine else "",
+                            max_over_sat=sat_ratio(st["max"], r["successes"] < r["runs"], sat) if mine else ""))
+    return out
+
+
+def tail_table(results) -> str:
+    lines = ["| workload | solver | success | median s | p90 s | max s | TTS99 s | median / SAT | max / SAT | "
+             "found by |", "|---|---|---|---|---|---|---|---|---|---|"]
+    for t in tail_rows(results):
+        stopped = " stopped" if t["gave_up"] else ""
+        lines.append(f"| {t['workload']} | {t['solver']} | {t['successes']}/{t['runs']} "
+                     f"({100 * t['success_rate']:.0f}%){stopped} | {_seconds(t['median'])} | {_seconds(t['p90'])} | "
+                     f"{_seconds(t['max'])} | {_seconds(t['tts99'])} | {t['median_over_sat']} | {t['max_over_sat']} | "
+                     f"{_found_text(t['found_by'])} |")
+    return "\n".join(lines)
+
+
+def group_summary(results) -> list[dict]:
+    """Per group of user boards (family and size) and row: the runs of its boards pooled."""
+    groups: dict[str, list[str]] = {}
+    for w, meta in results["boards"].items():
+        if w in results["workloads"] and meta.get("group"):
+            groups.setdefault(meta["group"], []).append(w)
+    out = []
+    for group, names in groups.items():
+        solvers = []
+        for w in names:
+            solvers += [s for s in results["workloads"][w] if s not in solvers]
+        for solver in solvers:
+            rs = [results["workloads"][w][solver] for w in names if solver in results["workloads"][w]]
+            pooled = dict(times=[t for r in rs for t in r["times"]], successes=sum(r["successes"] for r in rs))
+            pooled["runs"] = len(pooled["times"])
+            found: dict = {}
+            for r in rs:
+                for k, v in found_by_counts(r).items():
+                    found[k] = found.get(k, 0) + v
+            out.append(dict(group=group, boards=len(rs), solver=solver, successes=pooled["successes"],
+                            runs=pooled["runs"], **tail(pooled), found_by=found))
+    return out
+
+
+def group_table(rows) -> str:
+    lines = ["| group | boards | solver | success | median s | p90 s | max s | TTS99 s | found by |",
+             "|---|---|---|---|---|---|---|---|---|"]
+    for g in rows:
+        lines.append(f"| {g['group']} | {g['boards']} | {g['solver']} | {g['successes']}/{g['runs']} "
+                     f"({100 * g['success_rate']:.0f}%) | {_seconds(g['median'])} | {_seconds(g['p90'])} | "
+                     f"{_seconds(g['max'])} | {_seconds(g['tts99'])} | {_found_text(g['found_by'])} |")
+    return "\n".join(lines)
+
+
 def _pool(results, names, solver):
     rs = [results["workloads"][w][solver] for w in names if solver in results["workloads"][w]]
     if not rs:
@@ -340,8 +518,8 @@ def summary(results) -> list[dict]:
     """Per size: qlib-default's success and median over boards x seeds, the exact rows' medians, the ratio."""
     groups: dict[str, list[str]] = {}
     for w, meta in results["boards"].items():
-        if w not in results["workloads"] or meta["puzzle"] != "slitherlink":
-            continue
+        if w not in results["workloads"] or meta["puzzle"] != "slitherlink" or meta.get("family"):
+            continue  # the user boards have their own summary (group_summary)
         key = f"{meta['size']}x{meta['size']}" + ("" if meta["generated"] else f" ({w})")
         groups.setdefault(key, []).append(w)
     out = []
@@ -367,13 +545,56 @@ def summary_table(rows) -> str:
     return "\n".join(lines)
 
 
+def user_header(results) -> list[str]:
+    c = results["config"]
+    return [
+        f"The user set (benchmarks/boards/, made by make_boards.py): {c['seeds']} seeds per qlib row, "
+        f"{c['cap']:g} s cap per run; exact rows (sat-exact, backtrack) {c['repeats']} runs.  A failed run counts "
+        f"at its cap.  A row whose first {c['give_up']} runs all fail stops there (marked 'stopped'); a row that "
+        "stopped on one board is tried once on the next boards of its group (family and size)"
+        + (f", and after {c['group_tries']} such failed tries in a row it is not run on the rest of the group "
+           "(listed under 'Not run')." if c.get("group_tries") is not None else "."),
+        "p90: linear interpolation between the order statistics (numpy's default).  TTS99: the median run time "
+        "x log(0.01) / log(1 - p), p the success rate, at least one run (p = 1: the median; p = 0: ∞).  "
+        "median / SAT and max / SAT: over the sat-exact row's median on the same board (≥: the numerator involves "
+        "a cap; ≤: the SAT median does).  found by: which part of the solver answered (the result's found_by), "
+        "per successful run.",
+    ]
+
+
+def not_run_text(not_run: dict) -> str:
+    by_row: dict = {}
+    for w, rows in not_run.items():
+        for name in rows:
+            by_row.setdefault(name, []).append(w)
+    return "; ".join(f"{name} on {', '.join(ws)}" for name, ws in by_row.items())
+
+
+def provenance_line(results) -> str:
+    q = results.get("qlib") or {}
+    if not q.get("commit"):
+        return "qlib commit: unknown."
+    dirty = {True: " (dirty: " + ", ".join(q.get("changed", [])[:10]) + ")", False: " (clean)", None: ""}
+    return f"qlib commit {q['commit']}{dirty[q.get('dirty')]}."
+
+
 def markdown(results) -> str:
     m = results["machine"]
+    user = results["config"].get("set") == "user"
     lines = [f"# make bench: {results['command']}", "",
              f"{results['date']}; {m['platform']}, {m['cpus']} CPUs, Python {m['python']}.  "
-             f"Total {results['timing']['actual_seconds'] / 60:.1f} min.", "", *header(results), "",
-             "## Per size (generated boards pooled: median over boards x seeds)", "",
-             summary_table(results["summary"]), "", "## Every row", "", table(results), ""]
+             f"Total {results['timing']['actual_seconds'] / 60:.1f} min.  {provenance_line(results)}", ""]
+    if user:
+        lines += [*user_header(results), ""]
+    else:
+        lines += [*header(results), "", "## Per size (generated boards pooled: median over boards x seeds)", "",
+                  summary_table(results["summary"]), "", "## Every row", "", table(results), ""]
+    if results.get("groups"):
+        lines += ["## Per family and size (user boards pooled over boards x seeds)", "",
+                  group_table(results["groups"]), ""]
+    lines += ["## The tail (every row)", "", tail_table(results), ""]
+    if results.get("not_run"):
+        lines += ["Not run (the group rule): " + not_run_text(results["not_run"]), ""]
     if results["skipped"]:
         lines += ["Skipped rows: " + "; ".join(f"{k}: {v['reason']}" for k, v in results["skipped"].items()), ""]
     return "\n".join(lines)
@@ -390,10 +611,11 @@ def _previous_rows(paths) -> dict:
         if "config" not in data:
             continue
         for w, solvers in data["workloads"].items():
-            size = data["boards"].get(w, {}).get("size")
+            meta = data["boards"].get(w, {})
+            key = meta.get("group") or meta.get("size")
             for name, r in solvers.items():
                 rows.setdefault((w, name), r)
-                rows.setdefault((size, name), r)
+                rows.setdefault((key, name), r)
     return rows
 
 
@@ -404,12 +626,15 @@ def estimate(workloads, config, solvers, paths, parts=None, base=60.0) -> tuple[
     receives the seconds per workload."""
     previous = _previous_rows(paths)
     c, total, unknown = config, base, 0  # base: the compile measurement and the warm-ups
-    failing = set()
+    failing, streak, tries = set(), {}, c.get("group_tries")
 
     def cost(r, n, cap, give_up, key=None):
         ok = [t for t, e in zip(r["times"], r["extras"]) if e.get("ok")] if r else []
         if not ok:
             if key in failing:
+                if tries is not None and streak.get(key, 0) >= tries:
+                    return 0.0  # not run (the group rule)
+                streak[key] = streak.get(key, 0) + 1
                 give_up = 1
             elif key is not None:
                 failing.add(key)
@@ -422,7 +647,7 @@ def estimate(workloads, config, solvers, paths, parts=None, base=60.0) -> tuple[
         for row in w.rows:
             if row.skip or (solvers and row.name not in solvers):
                 continue
-            r = previous.get((w.name, row.name)) or previous.get((w.size, row.name))
+            r = previous.get((w.name, row.name)) or previous.get((w.key, row.name))
             if r and r.get("alias"):
                 continue  # the same call as qlib-default there: not run again
             unknown += r is None
@@ -445,7 +670,7 @@ def estimate(workloads, config, solvers, paths, parts=None, base=60.0) -> tuple[
                 lost = not (r and r["successes"])
                 total += runs * per_run + cost(r, c["seeds"], cap, max(1, c["give_up"] - lost))
             else:
-                total += cost(r, c["seeds"], cap, c["give_up"], (w.size, row.name) if w.generated else None)
+                total += cost(r, c["seeds"], cap, c["give_up"], (w.key, row.name) if w.generated else None)
         if parts is not None:
             parts[w.name] = total - before
     return total, unknown
@@ -457,13 +682,22 @@ def parse_args(argv=None):
     p.add_argument("--quick", action="store_true",
                    help="one board per size, 3 seeds, 20 s cap, a one-seed peer grid: a few minutes "
                         "(writes results/quick.json and quick.md unless --out is given)")
-    p.add_argument("--seeds", type=int, help="seeds per row (default 10; quick 3)")
+    p.add_argument("--set", choices=SETS, default="book",
+                   help="book: the book's workloads (the default); user: the boards of benchmarks/boards/ "
+                        "(results/user.json unless --out is given); all: both")
+    p.add_argument("--families", nargs="*", help="user-set families to run (loopy qlib pattern random webpbn; "
+                                                 "default all)")
+    p.add_argument("--seeds", type=int, help="seeds per row (default 10; user 5; quick 3)")
     p.add_argument("--cap", type=float, help="seconds per run (default 60; quick 20)")
-    p.add_argument("--sizes", type=int, nargs="*", help="generated board sizes to run (default 15 20 25 30)")
+    p.add_argument("--sizes", type=int, nargs="*", help="board sizes (rows) to run (default 15 20 25 30; user: all)")
     p.add_argument("--boards-per-size", type=int, help="generated boards per size (default all; quick 1)")
     p.add_argument("--grid-seeds", type=int, help="seeds a peer's settings are chosen on (default 3; quick 1)")
     p.add_argument("--grid-cap", type=float, help="seconds per run while choosing (default 5; quick 2)")
-    p.add_argument("--give-up", type=int, help="stop a row after this many failures and no success (default 3)")
+    p.add_argument("--give-up", type=int, help="stop a row after this many failures and no success "
+                                               "(default 3; user 2)")
+    p.add_argument("--group-tries", type=int,
+                   help="on generated / user boards: after a row stopped on a board, the boards of the same group "
+                        "it is tried once on before it is not run on the rest of the group (default: all; user 2)")
     p.add_argument("--edge-cap", type=float, help="cap of the edge-form rows on 15x15 boards (default 20)")
     p.add_argument("--probe-cap", type=float, help="cap of the peers' one run on a 15x15 board (default 10)")
     p.add_argument("--repeats", type=int, help="runs of each exact row (default 3)")
@@ -476,16 +710,38 @@ def parse_args(argv=None):
     p.add_argument("--estimate", action="store_true", help="print the time estimate and exit")
     p.add_argument("--out", type=Path, help="results JSON (default results/latest.json; quick: results/quick.json)")
     args = p.parse_args(argv)
-    config = dict(QUICK if args.quick else FULL)
+    if args.quick and args.set == "user":
+        p.error("--quick is for the book set; the user set takes --seeds, --cap, --families and --sizes")
+    config = dict(QUICK if args.quick else USER if args.set == "user" else FULL)
     for key in config:
         value = getattr(args, key, None)
         if value is not None:
             config[key] = value
     config["quick"] = args.quick
+    config["user_sizes"] = args.sizes  # the user set: every size unless --sizes
     if args.compile is None:
-        args.compile = not args.quick
-    args.out = args.out or (QUICK_RESULTS if args.quick else RESULTS)
+        args.compile = not args.quick and args.set != "user"
+    args.out = args.out or (QUICK_RESULTS if args.quick else USER_RESULTS if args.set == "user" else RESULTS)
     return args, config
+
+
+def choose_workloads(args, config) -> list:
+    """The workloads of ``--set`` (narrowed by --only, --families, --sizes, --boards-per-size)."""
+    from workloads import USER_FAMILIES, user_workloads
+    from workloads import workloads as book_workloads
+
+    chosen = []
+    if config["set"] in ("book", "all"):
+        per_size = None if args.only else config["boards_per_size"]  # --only may name any board
+        chosen += book_workloads(sizes=config["sizes"] or [], per_size=per_size, edge_cap=config["edge_cap"],
+                                 probe_cap=config["probe_cap"], repeats=config["repeats"])
+    if config["set"] in ("user", "all"):
+        users = user_workloads(families=config["families"] or USER_FAMILIES, sizes=config["user_sizes"],
+                               repeats=config["repeats"], per_group=None if args.only else config["boards_per_size"])
+        if not users:
+            raise SystemExit("no user boards: run benchmarks/make_boards.py first (needs sgt-puzzles)")
+        chosen += users
+    return select(chosen, args.only)
 
 
 def select(workloads, only):
@@ -498,17 +754,14 @@ def main(argv=None):
     args, config = parse_args(argv)
     t_start = time.perf_counter()
     from peers import GRID, available
-    from workloads import workloads as all_workloads
 
-    missing = available()
-    if missing:
-        raise SystemExit(missing)
-    per_size = None if args.only else config["boards_per_size"]  # --only may name any board
-    chosen = select(all_workloads(sizes=config["sizes"], per_size=per_size,
-                                  edge_cap=config["edge_cap"], probe_cap=config["probe_cap"],
-                                  repeats=config["repeats"]), args.only)
+    if config["set"] != "user":
+        missing = available()
+        if missing:
+            raise SystemExit(missing)
+    chosen = choose_workloads(args, config)
     parts = {}
-    guess, unknown = estimate(chosen, config, args.solvers, [RESULTS, QUICK_RESULTS], parts,
+    guess, unknown = estimate(chosen, config, args.solvers, [args.out, RESULTS, QUICK_RESULTS, USER_RESULTS], parts,
                               base=60.0 if args.compile else 10.0)
     print(f"{len(chosen)} workloads: {', '.join(w.name for w in chosen)}")
     print(f"estimated time: {guess / 60:.1f} min (from earlier results; {unknown} rows without data, "
@@ -518,17 +771,16 @@ def main(argv=None):
         return None
 
     command = "benchmarks/run.py " + " ".join(sys.argv[1:] if argv is None else argv)
-    results = dict(command=command.strip(), date=time.strftime("%Y-%m-%d %H:%M"),
-                   machine=dict(platform=platform.platform(), cpus=os.cpu_count(), python=platform.python_version()),
-                   config=config, seeds=config["seeds"], peer_cap_seconds=config["cap"],
+    results = dict(command=command.strip(), date=time.strftime("%Y-%m-%d %H:%M"), qlib=qlib_commit(),
+                   machine=machine(), config=config, seeds=config["seeds"], peer_cap_seconds=config["cap"],
                    qlib_cap_seconds=config["cap"], peer_grid=GRID, compile={}, warmup={}, boards={},
-                   workloads={}, skipped={}, summary=[], timing={})
+                   workloads={}, skipped={}, not_run={}, summary=[], groups=[], tail=[], timing={})
     if args.merge and args.out.exists():
         previous = json.loads(args.out.read_text())
         old = previous.get("config", {})
         if (old.get("seeds"), old.get("cap")) != (config["seeds"], config["cap"]):
             raise SystemExit(f"--merge: {args.out} was measured with other --seeds/--cap (or in the old format)")
-        for key in ("workloads", "boards", "warmup", "compile", "skipped"):
+        for key in ("workloads", "boards", "warmup", "compile", "skipped", "not_run"):
             results[key] = previous.get(key, results[key])
 
     if args.compile:
@@ -552,7 +804,11 @@ def main(argv=None):
         results["warmup"].update(bench.warmed)
         for name, v in bench.skipped.items():
             results["skipped"][name] = v
+        for w, rows in bench.not_run.items():
+            results["not_run"].setdefault(w, {}).update(rows)
         results["summary"] = summary(results)
+        results["groups"] = group_summary(results)
+        results["tail"] = tail_rows(results)
         results["timing"] = dict(estimated_seconds=guess, actual_seconds=time.perf_counter() - t_start)
         args.out.parent.mkdir(parents=True, exist_ok=True)
         args.out.write_text(json.dumps(results, indent=1, default=float))
@@ -562,12 +818,32 @@ def main(argv=None):
     args.out.with_suffix(".md").write_text(markdown(results))
 
     print()
-    print("\n".join(header(results)))
+    if config["set"] == "user":
+        print("\n".join(user_header(results)))
+    else:
+        print("\n".join(header(results)))
+        print()
+        print(table(results))
+        print()
+        print("Per size (generated boards pooled over boards x seeds):")
+        print(summary_table(results["summary"]))
     print()
-    print(table(results))
-    print()
-    print("Per size (generated boards pooled over boards x seeds):")
-    print(summary_table(results["summary"]))
+    print("The tail:")
+    print(tail_table(results))
+    if results["not_run"]:
+        print("\nNot run (the group rule): " + not_run_text(results["not_run"]))
+    if results["groups"]:
+        print()
+        print("Per family and size (user boards pooled over boards x seeds):")
+        print(group_table(results["groups"]))
+    found = {w: {n: found_by_counts(r) for n, r in solvers.items() if found_by_counts(r)}
+             for w, solvers in results["workloads"].items()}
+    if any(found.values()):
+        print("\nfound by (successful runs per part of the solver):")
+        for w, rows in found.items():
+            for n, counts in rows.items():
+                print(f"  {w:18s} {n:13s} {_found_text(counts)}")
+    print("\n" + provenance_line(results))
     if results["skipped"]:
         print("\nskipped: " + "; ".join(f"{k} ({v['reason']})" for k, v in results["skipped"].items()))
     print("\nwarm-up (first call on a small board, not measured): " +

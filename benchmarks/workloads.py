@@ -14,11 +14,23 @@ Workloads:
   the same QUBO for qlib's annealing and for the peers;
 * ``sl{N}x{N}-gen-s{K}``: every generated board ``qlib/data/slitherlink-{N}x{N}-gen-s{K}.txt``
   present when the benchmark starts, grouped by size.
+
+The user set (:func:`user_workloads`, ``run.py --set user``): every board of
+``benchmarks/boards/manifest.json`` (made by ``make_boards.py``): Slitherlink from
+sgt-loopy (hard, 10x10 to 50x50) and qlib's minimal-clue generator (30x30 to 50x50),
+each with the rows ``qlib-default``, ``sat-exact`` and ``backtrack``; Nonograms from
+sgt-pattern (15x15 to 50x50), random 30x30 grids and webpbn, each with
+``qlib-default`` and ``sat-exact`` (``nonogram_sat.solve_sat``).  Boards are grouped by
+family and size (:attr:`Workload.group`) for the give-up rule.
+
+Every qlib row records the result's ``found_by`` (which part of the solver found
+the answer), when the result has one.
 """
 
 from __future__ import annotations
 
 import importlib
+import json
 import re
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -30,6 +42,8 @@ from qlib.puzzles import nonogram, slitherlink
 from peers import GRID, PEERS, setting_label
 
 DATA = Path(qlib.__file__).parent / "data"
+BOARDS = Path(__file__).resolve().parent / "boards"
+MANIFEST = BOARDS / "manifest.json"
 GENERATED = re.compile(r"slitherlink-(\d+)x(\d+)-gen-s(\d+)\.txt\Z")
 SIZES = (15, 20, 25, 30)
 EXACT_MODULE = "qlib.puzzles.slitherlink.exact"
@@ -75,8 +89,15 @@ class Workload:
     puzzle: str            # "slitherlink" or "nonogram"
     file: str
     size: int              # rows of the board
-    generated: bool        # one of the generated boards (aggregated per size)
+    generated: bool        # one of the generated boards (aggregated per size; the give-up rule spans a group)
     rows: list = field(default_factory=list)
+    group: str | None = None    # boards sharing the give-up rule (default: the size)
+    family: str | None = None   # a user board's family (loopy, qlib, pattern, random, webpbn)
+
+    @property
+    def key(self):
+        """What the give-up rule groups by: the group, else the size."""
+        return self.group if self.group is not None else self.size
 
 
 # -- Slitherlink -----------------------------------------------------------------
@@ -97,7 +118,8 @@ def slitherlink_qlib(name: str, board, describe: str, cap: float | None = None, 
         def run(seed, cap):
             r = slitherlink.solve(board, seed=seed, time_limit=cap, **options)
             ok = slitherlink.check(board, r.h, r.v) == []
-            return ok, dict(form=r.form, method=r.method, iterations=len(r.iterations), stop=r.stop_reason)
+            return ok, dict(form=r.form, method=r.method, iterations=len(r.iterations), stop=r.stop_reason,
+                            found_by=getattr(r, "found_by", None))
         return run
 
     return Row(name, "qlib", make, lambda setting: make(setting, small)(0, 10.0), describe=describe, cap=cap)
@@ -198,7 +220,7 @@ def _nonogram_row(name, kind, puzzle, describe, grid=None, **options) -> Row:
         def run(seed, cap):
             r = nonogram.solve(puzzle, seed=seed, time_limit=cap, **options, **setting)
             ok = r.grid is not None and nonogram.check(puzzle, r.grid) == []
-            return ok, dict(energy=r.energy, min_energy=r.energy)
+            return ok, dict(energy=r.energy, min_energy=r.energy, found_by=getattr(r, "found_by", None))
         return run
 
     return Row(name, kind, make, lambda setting: make(setting, small)(0, 1.0 if kind == "peer" else 5.0),
@@ -206,10 +228,40 @@ def _nonogram_row(name, kind, puzzle, describe, grid=None, **options) -> Row:
                grid=None if grid is None else list(grid))
 
 
-def nonogram_rows(puzzle, peer_grid=None) -> list[Row]:
+def nonogram_sat_available() -> str | None:
+    """None if the Nonogram SAT row can run (python-sat installed), else why not."""
+    try:
+        import nonogram_sat
+
+        nonogram_sat.solver_name()
+    except ImportError as exc:
+        return f"nonogram_sat not available ({exc})"
+    return None
+
+
+def nonogram_exact(puzzle, repeats: int | None = None) -> Row:
+    """The exact SAT row: ``nonogram_sat.solve_sat(puzzle, time_limit=cap)`` (CaDiCaL, block-start encoding)."""
+    small = nonogram.parse(SMALL_NONOGRAM)
+
+    def make(setting, puzzle=puzzle):
+        import nonogram_sat
+
+        def run(seed, cap):
+            r = nonogram_sat.solve_sat(puzzle, time_limit=cap)
+            ok = r.grid is not None and nonogram.check(puzzle, r.grid) == []
+            return ok, dict(status=r.status, solver_seconds=r.seconds, variables=r.variables, clauses=r.clauses)
+        return run
+
+    return Row("sat-exact", "exact", make, lambda setting: make(setting, small)(0, 10.0),
+               describe="nonogram_sat.solve_sat (CaDiCaL, block starts)", repeats=repeats,
+               skip=nonogram_sat_available())
+
+
+def nonogram_rows(puzzle, peer_grid=None, repeats: int | None = None) -> list[Row]:
     grid = GRID if peer_grid is None else peer_grid
     return [_nonogram_row("qlib-default", "qlib", puzzle, "nonogram.solve defaults"),
             _nonogram_row("qlib-sa", "qlib", puzzle, "form=qubo, algorithm=sa", form="qubo", algorithm="sa"),
+            nonogram_exact(puzzle, repeats),
             *(_nonogram_row(name, "peer", puzzle, "form=qubo", grid=grid, form="qubo", backend=PEERS[name])
               for name in ("dwave-sa", "openjij-sa"))]
 
@@ -233,7 +285,7 @@ def workloads(*, sizes=SIZES, per_size: int | None = None, edge_cap: float = 20.
     out = [Workload("sl10", "slitherlink", sl10, 10, False, slitherlink_rows(_board(sl10), repeats=repeats))]
     nono = "nonogram-15x15-qbpp-logo.non"
     puzzle = nonogram.parse(qlib.data_path(nono))
-    out.append(Workload("nono15", "nonogram", nono, puzzle.height, False, nonogram_rows(puzzle)))
+    out.append(Workload("nono15", "nonogram", nono, puzzle.height, False, nonogram_rows(puzzle, repeats=repeats)))
     probed = False
     for size, paths in generated_boards(sizes, per_size).items():
         for path in paths:
@@ -246,3 +298,63 @@ def workloads(*, sizes=SIZES, per_size: int | None = None, edge_cap: float = 20.
                                     peer_cap=probe_cap, repeats=repeats)
             out.append(Workload(path.stem.replace("slitherlink-", "sl"), "slitherlink", path.name, size, True, rows))
     return out
+
+
+# -- the user set ----------------------------------------------------------------------
+USER_FAMILIES = ("loopy", "qlib", "pattern", "random", "webpbn")
+
+
+def manifest_boards(manifest: Path = MANIFEST) -> list[dict]:
+    """The boards listed in ``manifest`` (``make_boards.py`` writes it), each with its ``path``."""
+    if not manifest.exists():
+        return []
+    root = manifest.parent
+    out = []
+    for e in json.loads(manifest.read_text())["boards"]:
+        path = root.parent.parent / e["file"] if e["file"].startswith("qlib/") else root / e["file"]
+        out.append(dict(e, path=path))
+    return out
+
+
+def user_name(entry: dict) -> str:
+    """A short workload name: ``loopy-10x10-s1``, ``qlibgen-30x30``, ``pattern-15x15-s1``, ``random-30x30-s0``,
+    ``webpbn-529``."""
+    stem = Path(entry["file"]).stem
+    if entry["family"] == "webpbn":
+        return stem.replace("nonogram-", "")
+    if entry["family"] == "loopy":
+        return stem.replace("-dh", "")
+    if entry["family"] == "qlib":
+        return stem.replace(f"-s{entry['seed']}", "") if entry["seed"] == 1 else stem
+    return stem
+
+
+def user_workloads(*, families=USER_FAMILIES, sizes=None, repeats: int = 3, manifest: Path = MANIFEST,
+                   per_group: int | None = None) -> list[Workload]:
+    """The user set: every board of the manifest in ``families`` (and ``sizes``, rows of the board, if given),
+    Slitherlink first, in the manifest's order; ``per_group`` keeps the first boards of each family and size."""
+    out, taken = [], {}
+    for e in sorted(manifest_boards(manifest), key=lambda e: e["puzzle"] != "slitherlink"):
+        if e["family"] not in families or (sizes and e["rows"] not in sizes):
+            continue
+        group = f"{e['family']}-{e['rows']}x{e['cols']}"
+        taken[group] = taken.get(group, 0) + 1
+        if per_group is not None and taken[group] > per_group:
+            continue
+        out.append(user_workload(e, repeats=repeats, group=group))
+    return out
+
+
+def user_workload(entry: dict, repeats: int = 3, group: str | None = None) -> Workload:
+    """One manifest board as a workload: qlib-default, sat-exact and (Slitherlink) backtrack."""
+    name, path = user_name(entry), Path(entry["path"])
+    file = entry["file"]
+    if entry["puzzle"] == "slitherlink":
+        board = slitherlink.parse(path)
+        rows = [slitherlink_qlib("qlib-default", board, "slitherlink.solve defaults"),
+                slitherlink_exact(board, repeats), slitherlink_backtrack(board, repeats)]
+    else:
+        puzzle = nonogram.parse(path)
+        rows = [_nonogram_row("qlib-default", "qlib", puzzle, "nonogram.solve defaults"),
+                nonogram_exact(puzzle, repeats)]
+    return Workload(name, entry["puzzle"], file, entry["rows"], True, rows, group=group, family=entry["family"])

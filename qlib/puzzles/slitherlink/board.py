@@ -1,9 +1,12 @@
 """Slitherlink boards: the :class:`Board` type and the formats it is read from and written to.
 
-:func:`parse` reads a file (a :class:`pathlib.Path` or a file name) or a
-puzz.link URL; :func:`parse_text` reads the text of a board; :func:`parse_url`
-a puzz.link / pzprjs URL (``https://puzz.link/p?slither/COLS/ROWS/BODY``), which
-:meth:`Board.to_url` writes.  Every error is a :class:`SlitherlinkError` whose
+:func:`parse` reads a file (a :class:`pathlib.Path` or a file name), a
+puzz.link URL or an sgt-puzzles Loopy game ID; :func:`parse_text` reads the text
+of a board; :func:`parse_url` a puzz.link / pzprjs URL
+(``https://puzz.link/p?slither/COLS/ROWS/BODY``), which :meth:`Board.to_url`
+writes; :func:`parse_loopy` a game ID of Simon Tatham's Loopy
+(``10x10t0:b2a211...``, what ``sgt-loopy --generate 1 '10x10t0dh#SEED'`` prints),
+which :meth:`Board.to_loopy` writes.  Every error is a :class:`SlitherlinkError` whose
 message reads ``NAME, line N, column M: what was found and what was expected``
 (a file that cannot be opened at all: ``NAME: why``).
 """
@@ -88,6 +91,22 @@ class Board:
         """The board of a puzz.link / pzprjs Slitherlink URL (see :func:`parse_url`)."""
         return parse_url(url)
 
+    def to_loopy(self) -> str:
+        """The board as a game ID of Simon Tatham's Loopy (sgt-puzzles), ``COLSxROWSt0:DESCRIPTION``.
+
+        ``t0`` is Loopy's square grid.  The description lists the cells row-major from
+        the top left: a digit is a clue, a letter ``a``-``z`` a run of 1 to 26 cells
+        without a clue (longer runs are split, ``z`` first), as Loopy's own
+        ``state_to_text`` writes it, so IDs compare equal.  ``sgt-loopy`` opens it
+        (``sgt-loopy '10x10t0:...'``); :func:`parse_loopy` reads it back.
+        """
+        return f"{self.cols}x{self.rows}t0:{_encode_loopy(self)}"
+
+    @classmethod
+    def from_loopy(cls, game_id: str) -> "Board":
+        """The board of a Loopy game ID (see :func:`parse_loopy`)."""
+        return parse_loopy(game_id)
+
     def __str__(self):
         from .display import render_text
 
@@ -107,6 +126,10 @@ _FOUR = ("a clue 4 is not accepted: it asks for all four sides of the cell, whic
 _NEWLINE = re.compile(r"\r\n|\r|\n")
 _SPACE = " \t"
 _URL_STARTS = ("http://", "https://", "puzz.link/", "pzv.jp/")
+# A Loopy game ID: a number, then parameter letters and digits, then ':' ('#' for a seed ID), or
+# the parameters alone in full (WxHtT, the description missing).  A file name such as
+# "10x10.txt" starts the same way but has neither; a row of clues holds only '.' and 0-3.
+_LOOPY_ID = re.compile(r"[0-9]+[0-9a-z]*[:#]|[0-9]+x[0-9]+t[0-9]+(d[a-z])?\Z")
 
 
 def _lines(text: str) -> list[str]:
@@ -130,10 +153,12 @@ def _is_url(text: str) -> bool:
 
 
 def parse(source) -> Board:
-    """Read a board from a file, a puzz.link URL, a list of row strings, or a :class:`Board`.
+    """Read a board from a file, a puzz.link URL, a Loopy game ID, a list of row strings, or a :class:`Board`.
 
     ``source`` is a :class:`pathlib.Path` or a file name (str), a str starting with
-    ``http://``, ``https://`` or ``puzz.link/`` (read by :func:`parse_url`), a list of
+    ``http://``, ``https://`` or ``puzz.link/`` (read by :func:`parse_url`), a str
+    that starts with a number and has a ':' after its parameters (an sgt-puzzles
+    Loopy game ID such as ``10x10t0:b2a211...``, read by :func:`parse_loopy`), a list of
     row strings, or a Board (returned unchanged).  A str is never guessed to be a text:
     use :func:`parse_text` for the text of a board; only a str that holds a line break
     (which no file name does) or is empty is still read as a text, for older callers.
@@ -142,7 +167,8 @@ def parse(source) -> Board:
     (blank lines are skipped).  Lattice format, as drawn by :func:`render_text`
     and the tutorial: rows of ``+   +   +`` alternating with rows holding each
     clue centred in its 4-character cell; drawn edges (``---``, ``|``) are
-    ignored.  A file may also hold a single puzz.link URL.  Files are UTF-8 (a
+    ignored.  A file may also hold a single puzz.link URL or a single Loopy game
+    ID (on one line; only the square grid ``t0``).  Files are UTF-8 (a
     byte-order mark is skipped).  Errors raise :class:`SlitherlinkError`, whose
     message names the file (``<text>``, ``<url>``), the line and the column; a
     missing file raises :class:`SlitherlinkFileNotFoundError` (also a FileNotFoundError).
@@ -156,6 +182,8 @@ def parse(source) -> Board:
             return parse_text(source)
         if _is_url(source):
             return parse_url(source)
+        if _LOOPY_ID.match(source.strip(_SPACE)):
+            return parse_loopy(source)
         return _parse_file(source)
     if isinstance(source, (list, tuple)):
         lines = []
@@ -164,7 +192,7 @@ def parse(source) -> Board:
                 raise TypeError(f"a board as a list must hold strings; item {k} is {type(item).__name__}")
             lines.append(item.rstrip("\r\n"))
         return _parse_lines("<text>", lines)
-    raise TypeError(f"parse() takes a path, a puzz.link URL, a list of row strings or a Board, "
+    raise TypeError(f"parse() takes a path, a puzz.link URL, a Loopy game ID, a list of row strings or a Board, "
                     f"got {type(source).__name__} (the text of a board goes to parse_text())")
 
 
@@ -191,6 +219,9 @@ def _parse_lines(name: str, lines: list[str]) -> Board:
     if len(content) == 1 and _is_url(content[0][1]):
         lineno, line = content[0]
         return _parse_url(line, name, lineno)
+    if len(content) == 1 and _LOOPY_ID.match(content[0][1].strip(_SPACE)):
+        lineno, line = content[0]
+        return _parse_loopy(line, name, lineno)
     if content[0][1].lstrip(_SPACE).startswith("+"):
         return _parse_lattice(name, numbered, content)
     return _parse_rows(name, content)
@@ -414,4 +445,149 @@ def _encode_body(board: Board) -> str:
         cell += 1
     if blanks:
         out.append(_BLANK_RUN[blanks - 1])
+    return "".join(out)
+
+
+# -----------------------------------------------------------------------------
+# sgt-puzzles Loopy game IDs
+# -----------------------------------------------------------------------------
+_LOOPY_RUN = "abcdefghijklmnopqrstuvwxyz"  # 1 to 26 cells without a clue
+_LOOPY_DIFFICULTIES = "enth"  # easy, normal, tricky, hard
+_LOOPY_FORM = "a Loopy game ID reads WIDTHxHEIGHTt0:DESCRIPTION, e.g. 10x10t0:b2a211b22e..."
+
+
+def parse_loopy(game_id: str, name: str = "<loopy>") -> Board:
+    """The board of a game ID of Simon Tatham's Loopy (sgt-puzzles), on the square grid.
+
+    Read: ``WIDTHxHEIGHTt0:DESCRIPTION``, what ``sgt-loopy --generate N '10x10t0dh#SEED'``
+    prints (the width, the number of columns, comes first).  As in Loopy's
+    ``decode_params``, ``xHEIGHT`` (default: the width), ``tTYPE`` (default 0) and a
+    difficulty ``dX`` (``e``, ``n``, ``t`` or ``h``; ignored) are optional.  Only the
+    square grid ``t0`` is read: another grid type is an error.  DESCRIPTION lists the
+    cells row-major from the top left: ``0``-``3`` a clue, ``a``-``z`` a run of 1 to 26
+    cells without a clue.  A clue 4, the clues above 4 (``5``-``9``, ``A``-``Z``) that
+    Loopy's other grids use, the grid description (``..._``) of its aperiodic grids
+    and a random-seed ID (``PARAMS#SEED``, which names a puzzle only through
+    sgt-loopy's generator) are not accepted.  Errors raise :class:`SlitherlinkError`
+    naming ``name``, line 1 and the column in the ID.
+    """
+    if not isinstance(game_id, str):
+        raise TypeError(f"parse_loopy() takes a str, got {type(game_id).__name__}")
+    if "\n" in game_id or "\r" in game_id:
+        _fail(name, 1, 1, f"a game ID is one line: {_LOOPY_FORM}")
+    return _parse_loopy(game_id, name, 1)
+
+
+def _parse_loopy(line: str, name: str, lineno: int) -> Board:
+    lead = len(line) - len(line.lstrip(_SPACE))
+    text = line.strip(_SPACE)
+
+    def fail(position: int, message: str):
+        _fail(name, lineno, lead + position + 1, message)
+
+    colon = text.find(":")
+    seed = text.find("#")
+    if seed >= 0 and (colon < 0 or seed < colon):
+        fail(seed, "a random-seed ID (PARAMS#SEED) names a puzzle only through sgt-loopy's generator: expected "
+                   f"a game ID, PARAMS:DESCRIPTION, which `sgt-loopy --generate 1 'PARAMS#SEED'` prints ({_LOOPY_FORM})")
+    if colon < 0:
+        fail(len(text), f"the game ID has no ':': expected ':' and the clues after the parameters ({_LOOPY_FORM})")
+
+    # the parameters, as Loopy's decode_params reads them
+    k = 0
+
+    def number(what: str) -> int:
+        nonlocal k
+        start = k
+        while k < colon and "0" <= text[k] <= "9":
+            k += 1
+        digits = text[start:k]
+        if not digits:
+            found = repr(text[start]) if start < colon else "':'"
+            fail(start, f"expected {what} (a whole number), found {found}")
+        return int(digits) if len(digits) <= 6 else 10 ** 6
+
+    sizes = [number("the width (the number of columns)")]
+    at = [0]
+    if k < colon and text[k] == "x":
+        k += 1
+        at.append(k)
+        sizes.append(number("the height (the number of rows) after 'x'"))
+    else:
+        sizes.append(sizes[0])
+        at.append(0)
+    for value, position, what in zip(sizes, at, ("width", "height")):
+        if not 1 <= value <= _MAX_SIDE:
+            fail(position, f"expected a {what} between 1 and {_MAX_SIDE}, found {value if value < 10 ** 6 else 'more'}")
+    cols, rows = sizes
+    if k < colon and text[k] == "t":
+        k += 1
+        start = k
+        kind = number("the grid type after 't'")
+        if kind != 0:
+            fail(start, f"grid type t{kind} is not the square grid: qlib reads only square grids (t0); "
+                        "Loopy's other grid types have no Slitherlink board here")
+    if k < colon and text[k] == "d":
+        k += 1
+        if k >= colon or text[k] not in _LOOPY_DIFFICULTIES:
+            found = repr(text[k]) if k < colon else "':'"
+            fail(k, f"expected a difficulty after 'd' (e easy, n normal, t tricky, h hard), found {found}")
+        k += 1
+    if k < colon:
+        fail(k, f"unexpected {text[k]!r} in the parameters: expected 'x' HEIGHT, 't' GRIDTYPE, 'd' DIFFICULTY "
+                f"or the ':' before the clues ({_LOOPY_FORM})")
+
+    # the description: a clue per character, a letter per run of blank cells
+    count = rows * cols
+    cells: list = [None] * count
+    cell = 0
+    body = colon + 1
+    for k in range(body, len(text)):
+        ch = text[k]
+        if cell >= count:
+            fail(k, f"unexpected {ch!r} after the last of the {cols}x{rows} = {count} cells: expected the end "
+                    "of the game ID")
+        if "0" <= ch <= "3":
+            cells[cell] = int(ch)
+            cell += 1
+        elif ch == "4":
+            fail(k, _FOUR)
+        elif "5" <= ch <= "9" or "A" <= ch <= "Z":
+            value = int(ch) if ch.isdigit() else ord(ch) - ord("A") + 10
+            fail(k, f"the clue {ch!r} ({value}) cannot be on a square grid (a cell has 4 sides): expected a clue "
+                    "0-3 or a letter a-z (a run of blank cells)")
+        elif ch in _LOOPY_RUN:
+            run = _LOOPY_RUN.index(ch) + 1
+            if cell + run > count:
+                fail(k, f"the run {ch!r} of {run} blank cells goes past the last of the {cols}x{rows} = {count} "
+                        f"cells ({count - cell} left): expected a shorter run or the end of the game ID")
+            cell += run
+        elif ch == "_":
+            fail(k, "a grid description ('..._' before the clues) belongs to Loopy's aperiodic grids, not to "
+                    "the square grid: expected a clue 0-3 or a letter a-z (a run of blank cells)")
+        else:
+            fail(k, f"unexpected character {ch!r}: expected a clue 0-3 or a letter a-z (a run of 1 to 26 "
+                    "blank cells)")
+    if cell < count:
+        fail(len(text), f"the description ends after {cell} of the {cols}x{rows} = {count} cells: expected "
+                        "more clues or blank runs (is the game ID cut short?)")
+    return Board(tuple(tuple(cells[i * cols:(i + 1) * cols]) for i in range(rows)))
+
+
+def _encode_loopy(board: Board) -> str:
+    """Loopy's ``state_to_text``: a digit per clue, a letter per run of up to 26 blank cells."""
+    out, blanks = [], 0
+    for clue in (c for row in board.clues for c in row):
+        if clue is None:
+            if blanks == len(_LOOPY_RUN):
+                out.append(_LOOPY_RUN[-1])
+                blanks = 0
+            blanks += 1
+            continue
+        if blanks:
+            out.append(_LOOPY_RUN[blanks - 1])
+            blanks = 0
+        out.append(str(clue))
+    if blanks:
+        out.append(_LOOPY_RUN[blanks - 1])
     return "".join(out)
