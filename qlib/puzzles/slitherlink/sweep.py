@@ -17,7 +17,7 @@ def sweep_task(file: str, method: str | None = None, form: str = "cells", *, see
     ``method``, ``form``, ``time_limit``, ``max_iterations`` and ``backend`` go to
     :func:`~.solve.solve`, ``options`` (a dict) to the backend.  Returns the task's
     own arguments and ``solved`` (the answer passed :func:`~.solve.is_solution`),
-    ``status``, ``stop_reason``, ``seconds`` (after JIT loading, which
+    ``status``, ``stop_reason``, ``found_by``, ``seconds`` (after JIT loading, which
     ``jit_seconds`` reports), ``iterations`` (solves run), ``loops`` (loop lengths
     of each iteration's state), ``iteration_seconds``, ``cuts`` (loops forbidden
     or cut in all), ``var_count`` and ``term_count`` of the last model, and
@@ -29,7 +29,8 @@ def sweep_task(file: str, method: str | None = None, form: str = "cells", *, see
               backend=backend, **(options or {}))
     return dict(file=str(file), method=r.method, form=r.form, backend=r.backend, seed=int(seed),
                 solved=bool(r.solved and is_solution(board, r.h, r.v)), status=r.status,
-                stop_reason=r.stop_reason, seconds=float(r.seconds), iterations=len(r.iterations),
+                stop_reason=r.stop_reason, found_by=r.found_by, seconds=float(r.seconds),
+                iterations=len(r.iterations),
                 loops=[None if it["loops"] is None else [int(n) for n in it["loops"]] for it in r.iterations],
                 iteration_seconds=[float(it["seconds"]) for it in r.iterations],
                 cuts=int(sum(it.get("forbidden", 0) for it in r.iterations)),
