@@ -47,10 +47,14 @@ def _parser() -> argparse.ArgumentParser:
                          "(default: the solver's choice for the form; outer with --backend gpu)")
     sl.add_argument("--max-iterations", type=int, default=None,
                     help="stop the outer method after this many solves (default: the solver's)")
-    nono = kinds.add_parser("nonogram", help="a Nonogram in the .non format")
+    nono = kinds.add_parser("nonogram", help="a Nonogram: a .non file or an sgt-puzzles game ID (10x10:2.1/3/...)")
     common(nono)
     nono.add_argument("--form", choices=["cons", "qubo"], default="cons",
                       help="cons: native constraints; qubo: expanded to a pure QUBO")
+    nono.add_argument("--method", choices=["auto", "search"], default=None,
+                      help="auto: propagation, then the model search and backtracking in turns; search: "
+                           "the model search alone (default: auto for --form cons on the cpu or auto "
+                           "backend, else search)")
 
     show = sub.add_parser("show", help="print a puzzle in another format")
     shown = show.add_subparsers(dest="puzzle", required=True)
@@ -175,38 +179,33 @@ def _solve_nonogram(args) -> tuple[dict, str, int]:
 
     puzzle = _nonogram(args.file)
     _check_backend(args)
-    result = nonogram.solve(puzzle, form=args.form, backend=args.backend, seed=args.seed,
-                            time_limit=args.time_limit)
+    result = nonogram.solve(puzzle, form=args.form, method=args.method, backend=args.backend, seed=args.seed,
+                            time_limit=args.time_limit, check_unique=args.check_unique)
     interrupted = _interrupted(result)
-    unique, second, why = None, None, ""
-    if args.check_unique and not interrupted:
-        count, status, grids = nonogram.count_solutions(puzzle, limit=2, time_limit=args.time_limit)
-        if count >= 2:
-            unique = False
-            second = next(g for g in grids if g != result.grid) if result.grid else grids[1]
-        elif status == "exact":
-            unique = count == 1
-        else:
-            why = f"the exact count ran out of time after {args.time_limit:g} s"
+    unique = result.unique if args.check_unique else None
+    second = result.second_answer if args.check_unique else None
     goal = getattr(puzzle, "goal", None)
     goal_matches = None if goal is None or not result.grid else tuple(result.grid) == tuple(goal)
     payload = {"puzzle": "nonogram", "file": args.file,
                "status": "interrupted" if interrupted else result.status,
-               "stop_reason": getattr(result, "stop_reason", None),
+               "stop_reason": result.stop_reason, "found_by": result.found_by,
                "seconds": round(result.seconds, 6), **_timings(result),
-               "backend": result.backend, "seed": result.seed,
-               "form": args.form, "grid": list(result.grid) if result.grid else None,
+               "backend": result.backend, "seed": result.seed, "form": args.form, "method": result.method,
+               "grid": list(result.grid) if result.grid else None,
                "energy": result.energy, "var_count": result.var_count, "term_count": result.term_count,
-               "unique": unique, "second_answer": list(second) if second else None,
+               "decided": result.decided, "unique": unique, "second_answer": list(second) if second else None,
                "goal_matches": goal_matches}
     grid = nonogram.render_text(result.grid) + "\n" if result.grid else ""
-    summary = (f"{result.status}: energy {result.energy:g}, {result.var_count} variables, "
-               f"{result.term_count} terms, {result.seconds:.2f} s, backend={result.backend}, seed={result.seed}")
-    line = _unique_line(unique, args.check_unique, why)
-    if line:
-        summary += "\n" + line
-    if second:
-        summary += ", a second answer:\n" + nonogram.render_text(second)
+    summary = result.summary()
+    if result.stop_reason == "no_answer":
+        prover = {"backtrack": "backtracking", "search": "the exhaustive model search"}.get(result.found_by,
+                                                                                            result.found_by)
+        summary += f"\nno answer: {prover} proved that no grid satisfies every clue"
+    elif args.check_unique and result.grid is not None:
+        why = "" if unique is not None else "the check ran out of time" if not interrupted else "interrupted"
+        summary += "\n" + _unique_line(unique, True, why)
+        if second:
+            summary += ", a second answer:\n" + nonogram.render_text(second)
     if goal_matches is not None:
         summary += "\ngoal: " + ("the answer matches the file's goal" if goal_matches
                                  else "the answer differs from the file's goal")

@@ -1,0 +1,432 @@
+"""Solving a nonogram: propagation first, then the domain-wall search and backtracking in turns.
+
+``method="auto"`` (the default for the default model):
+
+1. **propagation**: line solving to the fixed point, then probing (each undecided
+   cell tried black and white; a colour that leads to a contradiction is
+   impossible).  If every cell is decided, that is the answer, and it is unique
+   (every deduction holds in every answer).  A contradiction proves that there is
+   no answer.
+2. otherwise, rounds ``r = 0, 1, 2, ...`` until an answer, a proof or the time limit:
+
+   * **backtracking**: the depth-first search of :mod:`.lines` (branching on the
+     undecided cell whose probe decides the most, propagating and probing at every
+     node) goes on for ``FIRST_WORK * 2**r`` more line solves.  It is complete: when
+     it has closed every branch, there is no answer.
+   * **search**: the domain-wall model of the cells still undecided after step 1
+     (:func:`~.model.build_model` with ``known``; built at its first turn, once the
+     time left allows building it) is minimised with the focused search
+     (:func:`qlib.solve`, ``max_steps = FIRST_STEPS * 2**r``, seed ``seed + r``;
+     with simulated annealing, ``max_rounds = 2**r``).
+
+   Both budgets count work, not seconds, so a seed and a thread count give the same
+   ``found_by`` and grid on every run, unless the time limit stopped a stage.
+   Measured (see the budgets below): backtracking answers random grids (little
+   to propagate, a few branches after probing) first; the search answers wide-open
+   boards first (e.g. 12 x 12 with every clue 1: 12! answers), where probing every
+   node costs more than it decides.
+
+``method="search"``: the model of the whole puzzle, minimised by :func:`qlib.solve`
+until energy 0 or the time limit, as the source formulation does.
+"""
+
+from __future__ import annotations
+
+import math
+import time
+from dataclasses import dataclass, field
+from typing import Any, Callable
+
+import numpy as np
+
+import qlib
+
+from . import lines
+from .count import count_from
+from .display import render_text
+from .engine import TIME_UP, Engine
+from .engine import warmup as _warm_engine
+from .model import FORMS, build_model, decode, encode
+from .parsing import parse
+from .puzzle import Nonogram, is_solution
+
+METHODS = ("auto", "search")
+#: Line solves of backtracking in the first round of ``method="auto"``; doubled every round.
+FIRST_WORK = 4096
+#: Steps of the focused search in the first round (per replica); doubled every round.  With the
+#: first budgets, a round's search and backtracking take about as long (15-20 ms each on 30x30).
+FIRST_STEPS = 5000
+#: Seconds to build and compile the model, per undecided cell (measured on 30x30 and 50x50: 0.5-0.6 ms):
+#: the search joins the rounds once the time left allows that.
+BUILD_SECONDS_PER_CELL = 6e-4
+#: What ``stop_reason`` can say.
+STOP_REASONS = ("answer", "time_limit", "no_answer", "interrupted", "max_steps", "max_rounds")
+_BUDGET_OPTIONS = ("max_steps", "max_rounds")
+
+
+@dataclass
+class NonogramResult:
+    """What :func:`solve` found.
+
+    ``status`` is "solved" (``grid`` passes :func:`check`), "unsolved" or
+    "interrupted".  ``stop_reason`` says why the solve ended, and each is a true
+    claim: "answer" (``grid`` is an answer), "time_limit", "no_answer" (proved:
+    propagation met a contradiction, backtracking closed every branch, or the
+    exhaustive backend found no zero-energy state), "interrupted" (Ctrl-C),
+    "max_steps"/"max_rounds" (only when the caller set that option of
+    ``method="search"``).  ``found_by`` names the stage that settled it:
+    "propagation", "backtrack" or "search" (None when nothing was settled).
+
+    ``var_count``, ``term_count`` and ``energy`` describe the model that was
+    searched (for ``method="auto"`` the reduced model of the undecided cells;
+    0, 0 and None when no model was needed); a solved grid always has energy 0
+    in :func:`build_model`'s model.  ``solution`` is a :class:`qlib.Solution`:
+    the search's own for ``method="search"``; for ``method="auto"`` the state of
+    ``build_model(puzzle, form)`` at the answer (built on first access; its
+    ``info["algorithm"]`` is ``found_by``), or the reduced model's best state
+    when there is no answer and a search ran (else None).  ``timings``:
+    ``jit_seconds`` (compiling or loading kernels, before the clock starts),
+    ``propagation_seconds``, ``build_seconds``, ``search_seconds``,
+    ``backtrack_seconds``, ``unique_seconds`` and ``solve_seconds`` (all of the
+    solve; ``seconds`` is the same).  ``decided``: the share of cells propagation
+    decided; ``rounds``: the rounds of search and backtracking; ``work``: line
+    solves of the exact engine; ``nodes``: its branches; ``steps``: search steps.
+    ``unique`` (with ``check_unique``): True, False (``second_answer`` holds
+    another answer) or None (not known).
+    """
+
+    status: str
+    grid: tuple[str, ...] | None
+    seconds: float
+    backend: str
+    seed: int | None
+    var_count: int
+    term_count: int
+    energy: float | None
+    unique: bool | None = None
+    second_answer: tuple[str, ...] | None = None
+    stop_reason: str = "answer"
+    found_by: str | None = None
+    method: str = "auto"
+    form: str = "cons"
+    timings: dict = field(default_factory=dict)
+    decided: float | None = None
+    rounds: int = 0
+    work: int = 0
+    nodes: int = 0
+    steps: int = 0
+    puzzle: Nonogram | None = field(default=None, repr=False)
+    _solution: Any = field(default=None, repr=False)
+    _make_solution: Callable | None = field(default=None, repr=False)
+
+    @property
+    def solved(self) -> bool:
+        return self.status == "solved"
+
+    @property
+    def solution(self):
+        if self._solution is None and self._make_solution is not None:
+            self._solution, self._make_solution = self._make_solution(), None
+        return self._solution
+
+    def summary(self) -> str:
+        """One line: status, stop reason, the stage that settled it, time, method; the model searched."""
+        by = f", found by {self.found_by}" if self.found_by else ""
+        line = (f"{self.status} ({self.stop_reason}{by}): {self.seconds:.2f} s, method={self.method}, "
+                f"backend={self.backend}, seed={self.seed}")
+        if self.method == "search" or self.var_count or self.energy is not None and self.found_by == "search":
+            energy = "" if self.energy is None else f", energy {self.energy:g}"
+            line += f"; model: {self.var_count} variables, {self.term_count} terms{energy}"
+        return line
+
+    def __str__(self):
+        return self.summary() + ("\n" + render_text(self.grid) if self.grid else "")
+
+
+_WARM: dict = {}
+
+
+def _warm_search(backend) -> float:
+    """Compile or load qlib's CPU search kernels once; seconds (0 once warm)."""
+    if backend not in ("cpu", "auto") or "qlib" in _WARM:
+        return 0.0
+    start = time.perf_counter()
+    qlib.warmup()
+    _WARM["qlib"] = True
+    return time.perf_counter() - start
+
+
+def warmup(method: str = "auto", backend: str = "cpu") -> float:
+    """Compile or load the kernels a solve with ``method`` and ``backend`` uses; seconds (0 once warm).
+
+    :func:`solve` compiles what it needs before its clock starts (the model search's
+    kernels only when a search is about to run: the clock is held meanwhile) and
+    reports the seconds as ``timings["jit_seconds"]``."""
+    start = time.perf_counter()
+    if method == "auto":
+        _warm_engine()
+    _warm_search(backend)
+    return time.perf_counter() - start
+
+
+def _resolve_method(method, form, backend, options) -> str:
+    if method is None:
+        plain = form == "cons" and isinstance(backend, str) and backend in ("cpu", "auto")
+        return "auto" if plain and not any(k in options for k in _BUDGET_OPTIONS) else "search"
+    if method not in METHODS:
+        raise ValueError(f"unknown method {method!r}; choose one of {', '.join(map(repr, METHODS))}")
+    if method == "auto":
+        if not isinstance(backend, str) or backend not in ("cpu", "gpu", "auto"):
+            raise ValueError(f"method='auto' searches with backend 'cpu', 'gpu' or 'auto', not {backend!r}: "
+                             f"use method='search' for another backend")
+        given = [k for k in _BUDGET_OPTIONS if k in options]
+        if given:
+            raise ValueError(f"method='auto' sets {', '.join(given)} itself (its budgets double every "
+                             f"round): use method='search' to cap the search")
+    return method
+
+
+def solve(puzzle, *, form: str = "cons", method: str | None = None, backend: str = "cpu",
+          seed: int | None = None, time_limit: float = 60.0, check_unique: bool = False,
+          **options) -> NonogramResult:
+    """Solve the nonogram: an answer, a proof that none exists, or the time limit.
+
+    ``method="auto"`` propagates (line solving and probing), then runs the
+    domain-wall search on the cells still open and a complete backtracking search
+    in turns, with budgets that double every round (see :mod:`.solver`).
+    ``method="search"`` minimises the model of the whole puzzle (``form``: "cons",
+    native constraints, or "qubo") with :func:`qlib.solve` until energy 0.  The
+    default (None) is "auto" for the default model on backend "cpu" or "auto",
+    and "search" when a form, a backend ("gpu", "exhaustive", a callable) or
+    ``max_steps``/``max_rounds`` asks for a particular model search.
+
+    ``time_limit`` (seconds) covers everything (propagation, building the model,
+    searching, the uniqueness check); compiling the kernels happens before the
+    clock starts (:func:`warmup`; ``timings["jit_seconds"]``).  Ctrl-C ends the
+    solve with status "interrupted".  ``seed`` seeds the model search (drawn and
+    recorded when None).  ``check_unique=True`` then finds out, within the time
+    left, whether the answer is the only one (``result.unique``,
+    ``result.second_answer``): an answer propagation found is unique; otherwise
+    backtracking looks for a second one.  ``options`` go to :func:`qlib.solve`
+    (e.g. ``num_replicas``, ``noise``, ``algorithm``).
+    """
+    puzzle = parse(puzzle)
+    if form not in FORMS:
+        raise ValueError(f"unknown form {form!r}; choose one of {', '.join(FORMS)}")
+    if isinstance(time_limit, bool) or not isinstance(time_limit, (int, float)) or not time_limit > 0 \
+            or not math.isfinite(time_limit):
+        raise ValueError(f"time_limit must be a positive number of seconds, got {time_limit!r}")
+    if seed is None:
+        seed = int(np.random.SeedSequence().entropy % (1 << 62))
+    elif isinstance(seed, bool) or not isinstance(seed, (int, np.integer)) or seed < 0:
+        raise ValueError(f"seed must be a non-negative integer, got {seed!r}")
+    method = _resolve_method(method, form, backend, options)
+    if method == "auto" and backend == "auto":   # the model search's budget depends on the backend
+        from ...solvers import gpu
+
+        backend = "gpu" if gpu.is_available() else "cpu"
+    jit = _warm_engine() if method == "auto" or check_unique else 0.0
+    if method == "search":
+        jit += _warm_search(backend)
+    run = _Run(puzzle, form, method, backend, int(seed), float(time_limit), options)
+    run.jit = jit
+    try:
+        result = run.auto() if method == "auto" else run.search()
+    except KeyboardInterrupt:
+        result = run.result("interrupted", "interrupted")
+    if check_unique and result.solved:
+        try:
+            run.check_unique(result)
+        except KeyboardInterrupt:   # the answer in result.grid still stands
+            result.status, result.stop_reason = "interrupted", "interrupted"
+    result.timings["jit_seconds"] = run.jit
+    result.seconds = result.timings["solve_seconds"] = time.perf_counter() - run.start - run.held
+    return result
+
+
+class _Run:
+    """The state of one :func:`solve` call."""
+
+    def __init__(self, puzzle, form, method, backend, seed, time_limit, options):
+        self.puzzle, self.form, self.method, self.backend = puzzle, form, method, backend
+        self.seed, self.options = seed, options
+        self.start = time.perf_counter()
+        self.deadline = self.start + time_limit
+        self.timings = {key: 0.0 for key in ("propagation_seconds", "build_seconds", "search_seconds",
+                                             "backtrack_seconds", "unique_seconds")}
+        self.engine: Engine | None = None
+        self.model = None            # the searched NonogramModel
+        self.compiled = None
+        self.best = None             # the searched model's best Solution
+        self.root = None             # the grid after propagation
+        self.rounds = self.steps = 0
+        self.jit = 0.0     # seconds compiling kernels
+        self.held = 0.0    # seconds of them after the clock started (the deadline moved by as much)
+        self.ran_backend = backend if isinstance(backend, str) else getattr(backend, "__name__", "custom")
+
+    def left(self) -> float:
+        return self.deadline - time.perf_counter()
+
+    def _clock(self, key, t0):
+        self.timings[key] += time.perf_counter() - t0
+
+    # -- the result ------------------------------------------------------------
+    def result(self, status, stop_reason, found_by=None, grid=None) -> NonogramResult:
+        model = self.model
+        energy = None if self.best is None else float(self.best.energy)
+        if status == "solved" and self.method == "auto":
+            energy = 0.0
+        eng = self.engine
+        decided = None
+        if self.root is not None:
+            decided = float((self.root >= 0).mean()) if self.root.size else 1.0
+        result = NonogramResult(
+            status=status, grid=grid, seconds=0.0, backend=self.ran_backend, seed=self.seed,
+            var_count=0 if model is None else int(model.var_count),
+            term_count=0 if model is None else int(model.term_count), energy=energy,
+            stop_reason=stop_reason, found_by=found_by, method=self.method, form=self.form,
+            timings=self.timings, decided=decided, rounds=self.rounds,
+            work=0 if eng is None else eng.work_done, nodes=0 if eng is None else eng.nodes,
+            steps=self.steps, puzzle=self.puzzle)
+        if self.method == "search" or grid is None:
+            result._solution = self.best
+        else:
+            result._make_solution = lambda: _answer_solution(self.puzzle, self.form, grid, found_by, self.best)
+        return result
+
+    # -- method="search" ---------------------------------------------------------
+    def search(self) -> NonogramResult:
+        t0 = time.perf_counter()
+        self.model = build_model(self.puzzle, form=self.form)
+        self.compiled = qlib.compile(self.model.model)
+        self._clock("build_seconds", t0)
+        if self.left() <= 1e-3:
+            return self.result("unsolved", "time_limit")
+        t0 = time.perf_counter()
+        solution = qlib.solve(self.compiled, backend=self.backend, seed=self.seed,
+                              time_limit=max(self.left(), 1e-3), target_energy=0, **self.options)
+        self._clock("search_seconds", t0)
+        self.best = solution
+        self.ran_backend = solution.info.get("backend", self.ran_backend)
+        self.steps = int(solution.info.get("flips", 0))
+        grid = decode(self.model, solution)
+        stop = solution.info.get("stop_reason")
+        if abs(solution.energy) <= 1e-9 and is_solution(self.puzzle, grid):
+            return self.result("solved", "answer", "search", grid)
+        if stop == "interrupted":
+            return self.result("interrupted", "interrupted")
+        if stop == "complete":   # the exhaustive backend saw every state: none has energy 0
+            return self.result("unsolved", "no_answer", "search")
+        if stop in ("max_steps", "max_rounds"):
+            return self.result("unsolved", stop)
+        return self.result("unsolved", "time_limit")
+
+    # -- method="auto" -----------------------------------------------------------
+    def auto(self) -> NonogramResult:
+        t0 = time.perf_counter()
+        self.engine = engine = Engine(self.puzzle)
+        status = engine.presolve(self.deadline)
+        self.root = engine.cells()
+        self._clock("propagation_seconds", t0)
+        if status == lines.CONTRADICTION:
+            return self.result("unsolved", "no_answer", "propagation")
+        if status == TIME_UP:
+            return self.result("unsolved", "time_limit")
+        if engine.undecided == 0:
+            return self.result("solved", "answer", "propagation", engine.grid())
+        limit = engine.work_done
+        while True:
+            t0 = time.perf_counter()
+            limit = min(limit + (FIRST_WORK << self.rounds), lines.UNLIMITED)
+            status = engine.backtrack(self.deadline, limit)
+            self._clock("backtrack_seconds", t0)
+            if status == lines.FOUND:
+                self.rounds += 1
+                return self.result("solved", "answer", "backtrack", engine.grid())
+            if status == lines.EXHAUSTED:
+                self.rounds += 1
+                return self.result("unsolved", "no_answer", "backtrack")
+            if status == TIME_UP:
+                return self.result("unsolved", "time_limit")
+            grid, stop = self._search_round(self.rounds)
+            self.rounds += 1
+            if grid is not None:
+                return self.result("solved", "answer", "search", grid)
+            if stop is not None:
+                return self.result("interrupted" if stop == "interrupted" else "unsolved", stop)
+
+    def _search_round(self, r: int):
+        """One budgeted search of the reduced model: (grid, None) on an answer, (None, stop_reason)
+        when the solve must end, (None, None) to go on."""
+        if self.compiled is None:
+            if self.left() < BUILD_SECONDS_PER_CELL * int((self.root < 0).sum()):
+                return None, None   # no time to build the model: backtracking goes on alone
+            t0 = time.perf_counter()
+            self.model = build_model(self.puzzle, form=self.form, known=self.root)
+            self.compiled = qlib.compile(self.model.model)
+            self._clock("build_seconds", t0)
+        held = _warm_search(self.backend)   # the first search: its kernels compile off the clock
+        self.jit, self.held, self.deadline = self.jit + held, self.held + held, self.deadline + held
+        if self.left() <= 1e-3:
+            return None, "time_limit"
+        options = dict(self.options)
+        algorithm = options.get("algorithm", "auto")
+        if algorithm == "auto":   # as qlib.solve chooses: focused when the energy is all penalty
+            objective = self.compiled.term_coef[:self.compiled.num_objective_terms]
+            algorithm = "focused" if bool((objective >= 0).all()) else "sa"
+        sa = self.backend == "gpu" or algorithm == "sa"
+        if sa:
+            options["max_rounds"] = 1 << min(r, 62)
+        else:
+            options["max_steps"] = min(FIRST_STEPS << r, lines.UNLIMITED)
+        t0 = time.perf_counter()
+        solution = qlib.solve(self.compiled, backend=self.backend, seed=self.seed + r,
+                              time_limit=max(self.left(), 1e-3), target_energy=0, **options)
+        self._clock("search_seconds", t0)
+        self.steps += int(solution.info.get("flips", 0))
+        self.ran_backend = solution.info.get("backend", self.ran_backend)
+        if self.best is None or solution.energy < self.best.energy:
+            self.best = solution
+        stop = solution.info.get("stop_reason")
+        if abs(solution.energy) <= 1e-9:
+            grid = decode(self.model, solution)
+            if is_solution(self.puzzle, grid):
+                return grid, None
+        if stop == "interrupted":
+            return None, "interrupted"
+        if stop == "time_limit" or self.left() <= 1e-3:
+            return None, "time_limit"
+        return None, None
+
+    # -- uniqueness ----------------------------------------------------------------
+    def check_unique(self, result: NonogramResult) -> None:
+        if result.found_by == "propagation":   # every cell was deduced: no other grid fits
+            result.unique = True
+            return
+        t0 = time.perf_counter()
+        try:
+            if result.found_by == "backtrack" and self.engine is not None:
+                # go on with the same search: it has already passed every grid before this one
+                count, status, grids = count_from(self.engine, 2, self.deadline, presolve=False,
+                                                  found=[result.grid])
+            else:
+                count, status, grids = count_from(Engine(self.puzzle, self.root), 2, self.deadline,
+                                                  presolve=True)
+        finally:
+            self._clock("unique_seconds", t0)
+        others = [g for g in grids if tuple(g) != tuple(result.grid)]
+        if others:
+            result.unique, result.second_answer = False, tuple(others[0])
+        elif status == "exact":
+            result.unique = True
+
+
+def _answer_solution(puzzle, form, grid, found_by, searched):
+    """A :class:`qlib.Solution` of ``build_model(puzzle, form)`` at the answer ``grid``."""
+    nm = build_model(puzzle, form=form)
+    compiled = qlib.compile(nm.model)
+    info = {"algorithm": found_by, "stop_reason": "target_energy"}
+    if searched is not None:
+        info["search"] = searched.info
+    return qlib.Solution(compiled, compiled.as_states(encode(nm, grid)) if compiled.num_vars else
+                         np.zeros(0, dtype=np.uint8), info)
