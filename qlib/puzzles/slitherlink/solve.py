@@ -462,10 +462,14 @@ def warmup(form: str = "cells", method: str = "lazy") -> float:
     qlib.warmup()
     tiny = Board(((3, None), (None, None)))   # builds a model, runs the presolve and one search
     METHODS[method](_Run(tiny, form, "cpu", 0, 1.0, None, {}, method, None))
-    if method == "lazy":   # and the backtracking search's kernels
-        from ..generate import BacktrackSearch
-
-        BacktrackSearch(tiny, limit=1, store=1).advance()
+    if method == "lazy" and FORMULATIONS[form].lazy:   # a round with each complete search too
+        open_board = Board(((None, None), (None, None)))   # one the presolve leaves open
+        for kind in COMPLETE:
+            run = _Run(open_board, form, "cpu", 0, 1.0, None, {}, method, kind)
+            exact = _Complete(kind, run)
+            exact.advance(0, time.perf_counter() + 1.0)
+            exact.close()
+            METHODS[method](run)
     _WARM[key] = time.perf_counter() - start
     return _WARM[key]
 
