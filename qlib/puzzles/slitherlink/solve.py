@@ -63,10 +63,11 @@ class SlitherlinkResult:
     "answer", "time_limit", "no_answer" (proved, by the presolve or by the
     complete search: no single loop meets the clues),
     "no_zero_energy_state" (an exact backend proved every state of the model
-    breaks a rule, so no answer exists), "max_iterations" (only when the caller
-    set ``max_iterations``) or "interrupted" (Ctrl-C).  A state of energy 0
-    that is not one loop (several loops, or the empty drawing) never ends a
-    search: it is cut and the search goes on.  ``found_by`` says which part
+    breaks a rule, so no answer exists), "max_iterations" or "max_steps"
+    (only when the caller set ``max_iterations`` or ``max_steps``) or
+    "interrupted" (Ctrl-C).  A state of energy 0 that is not one loop (several
+    loops, or the empty drawing) never ends a search: it is cut and the search
+    goes on.  ``found_by`` says which part
     settled the board: "presolve", "search" (the model search), "sat" or
     "backtrack" (the complete search run beside it; see :func:`solve`), or None.
     ``h``/``v`` hold the answer loop when solved, else the last state found
