@@ -304,7 +304,7 @@ COMPLETE = ("sat", "backtrack")
 
 
 class _Complete:
-    """A complete search behind one interface: ``advance(budget, deadline)`` -> (status, mask)."""
+    """A complete search behind one interface: ``advance(rounds, deadline)`` -> (status, mask)."""
 
     def __init__(self, kind: str, run: "_Run"):
         self.kind = kind
