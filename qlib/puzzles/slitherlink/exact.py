@@ -37,6 +37,7 @@ _CONFLICTS = 1_000
 #: The work :meth:`_Search.advance` counts for one SAT call and its loop clauses, in conflicts
 #: (a call costs about as much as 20 conflicts here).
 ITERATION_WORK = 20
+_NO_LIMIT = 1 << 62
 
 
 def _solver_class():
@@ -143,49 +144,10 @@ class _Search:
     def close(self):
         self.solver.delete()
 
-    def _call(self, deadline):
-        """One SAT call: True, False, or None (the deadline passed first).
-
-        pysat's CaDiCaL classes do not implement ``interrupt()``, so the call
-        runs in slices of ``_CONFLICTS`` conflicts (the solver keeps its state
-        between slices) and the clock is read between slices.
-        """
-        self.iterations += 1
-        while True:
-            if time.perf_counter() >= deadline:
-                return None
-            self.solver.conf_budget(_CONFLICTS)
-            res = self.solver.solve_limited()
-            if res is not None:
-                return res
-
     def next_answer(self, deadline):
         """("solved", mask), ("unsat", None) or ("time_limit", None)."""
-        while True:
-            res = self._call(deadline)
-            if res is None:
-                return "time_limit", None
-            if not res:
-                return "unsat", None
-            model = self.solver.get_model()
-            mask = np.zeros(self.E, dtype=np.uint8)
-            mask[[v - 1 for v in model if 0 < v <= self.E]] = 1
-            loops = split_loops(mask, self.grid.endpoints)
-            if len(loops) == 1:
-                return "solved", mask
-            found = None
-            for lp in loops:
-                if loop_satisfies_clues(self.board, lp):                     # an answer on its own: keep it
-                    found = lp if found is None else found
-                else:
-                    self.solver.add_clause([-(int(e) + 1) for e in lp])
-                    self.loop_clauses += 1
-            if found is not None:
-                mask = np.zeros(self.E, dtype=np.uint8)
-                mask[found] = 1
-                return "solved", mask
-            if time.perf_counter() >= deadline:
-                return "time_limit", None
+        status, mask = self.advance(_NO_LIMIT, deadline)
+        return ("time_limit" if status == "running" else status), mask
 
     def advance(self, work_stop: int, deadline: float):
         """Go on until ``self.work`` reaches ``work_stop``, the deadline passes or the search ends.
@@ -197,6 +159,8 @@ class _Search:
         slices of ``_CONFLICTS`` conflicts, so a SAT call is cut only where
         :func:`solve_exact` would cut it too, and the search takes the same
         path as there.
+        pysat's CaDiCaL classes do not implement ``interrupt()``, hence the
+        slices; the solver keeps its state between them.
         """
         while True:
             if self.work >= work_stop or time.perf_counter() >= deadline:
@@ -218,14 +182,19 @@ class _Search:
             mask = np.zeros(self.E, dtype=np.uint8)
             mask[[v - 1 for v in model if 0 < v <= self.E]] = 1
             loops = split_loops(mask, self.grid.endpoints)
+            if len(loops) == 1:
+                return "solved", mask
+            found = None
             for lp in loops:
-                if loop_satisfies_clues(self.board, lp):                     # an answer on its own
-                    mask = np.zeros(self.E, dtype=np.uint8)
-                    mask[lp] = 1
-                    return "solved", mask
-            for lp in loops:
-                self.solver.add_clause([-(int(e) + 1) for e in lp])
-                self.loop_clauses += 1
+                if loop_satisfies_clues(self.board, lp):                     # an answer on its own: keep it
+                    found = lp if found is None else found
+                else:
+                    self.solver.add_clause([-(int(e) + 1) for e in lp])
+                    self.loop_clauses += 1
+            if found is not None:
+                mask = np.zeros(self.E, dtype=np.uint8)
+                mask[found] = 1
+                return "solved", mask
 
     def block(self, mask):
         """Forbid the single-loop answer ``mask`` (no other single loop holds all its edges)."""
