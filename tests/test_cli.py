@@ -23,7 +23,11 @@ def test_slitherlink_json_in_both_forms():
         assert data["puzzle"] == "slitherlink" and data["status"] == "solved" and data["seed"] == 3
         assert len(data["h"]) == 11 and len(data["h"][0]) == 10 and len(data["v"]) == 10 and len(data["v"][0]) == 11
         assert sum(map(sum, data["h"])) + sum(map(sum, data["v"])) == 64
-        assert data["iterations"] and data["backend"] == "cpu"
+        assert data["backend"] == "cpu"
+        if method == "outer":
+            assert data["iterations"] and data["found_by"] == "search"
+        else:   # the default: SAT's first turn answers this board before any model is built
+            assert data["iterations"] == [] and data["found_by"] == "sat"
 
 
 def test_nonogram_text_output():

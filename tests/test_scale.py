@@ -120,7 +120,7 @@ def test_the_default_path_has_no_iteration_cap():
 
 def test_same_seed_same_answer_and_cuts_for_any_thread_count():
     board = sl.parse(qlib.data_path("slitherlink-15x15-gen-s1.txt"))
-    runs = [sl.solve(board, seed=3, num_threads=t, num_replicas=2) for t in (1, 2, 1)]
+    runs = [sl.solve(board, seed=3, num_threads=t, num_replicas=2, complete=False) for t in (1, 2, 1)]
     assert all(r.solved for r in runs)
     assert runs[0].iterations[0]["cuts"] == runs[1].iterations[0]["cuts"] == runs[2].iterations[0]["cuts"]
     assert runs[0].h == runs[1].h == runs[2].h

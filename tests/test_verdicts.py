@@ -9,6 +9,8 @@ for its verdicts, and every answer is checked by :func:`slitherlink.check`.
 
 from __future__ import annotations
 
+import importlib
+
 import numpy as np
 import pytest
 
@@ -114,6 +116,22 @@ def test_found_by_and_answer_repeat_for_a_seed_and_thread_count():
     assert runs[0].solved and runs[0].found_by == runs[1].found_by
     assert runs[0].h == runs[1].h and runs[0].v == runs[1].v
     assert len(runs[0].iterations) == len(runs[1].iterations)
+
+
+def test_sat_answers_first_and_no_model_is_built_for_it():
+    result = sl.solve(qlib.data_path("slitherlink-10x10-qbpp.txt"), seed=0)
+    assert (result.stop_reason, result.found_by) == ("answer", "sat")
+    assert result.iterations == [] and (result.var_count, result.term_count) == (0, 0)
+
+
+def test_the_focused_search_runs_when_the_first_sat_turn_does_not_answer(monkeypatch):
+    solve_module = importlib.import_module("qlib.puzzles.slitherlink.solve")
+    monkeypatch.setattr(solve_module, "_SAT_WORK_PER_EDGE", 0)   # SAT's first turn: 160 units, too few here
+    board = sl.parse(qlib.data_path("slitherlink-10x10-qbpp.txt"))
+    result = sl.solve(board, seed=0)
+    assert result.solved and sl.check(board, result.h, result.v) == []
+    assert result.iterations and result.iterations[0]["steps"] == 600 and result.var_count > 0
+    assert result.found_by in ("search", "sat")
 
 
 # -- the probe's examples ---------------------------------------------------------------

@@ -88,7 +88,7 @@ def _clue_expr(g: Grid, edges, board: Board, i: int, j: int) -> Expr:
     return qlib.sum([edges[e] for e in g.cell_edges[i * board.cols + j]])
 
 
-def build_model(board, form: str = "cons", *, presolve: bool = False) -> SlitherlinkModel:
+def build_model(board, form: str = "cons", *, presolve=False) -> SlitherlinkModel:
     """Clue and degree constraints of ``board``.
 
     ``form="cons"`` (also ``"hubo"`` and ``"inequality"``, which differ only in
@@ -103,7 +103,8 @@ def build_model(board, form: str = "cons", *, presolve: bool = False) -> Slither
     each 2x2 block coloured like a checkerboard (see the module docstring).
     With ``presolve=True`` (cells only) the cells that :func:`.presolve.presolve`
     puts in one parity class share one variable, and the outside's class is
-    fixed, so the model holds only what the rules leave open.
+    fixed, so the model holds only what the rules leave open; a
+    :class:`~.presolve.Presolve` of ``board`` in its place is used as it is.
     """
     board = parse(board)
     if form in ("hubo", "inequality"):
@@ -159,12 +160,17 @@ def _positive_clues(board: Board) -> np.ndarray:
     return np.array([(i, j) for i, j, n in board.clue_cells if n > 0], dtype=np.int64).reshape(-1, 2)
 
 
-def _build_cells(board: Board, use_presolve: bool) -> SlitherlinkModel:
-    from .presolve import identity, presolve
+def _build_cells(board: Board, use_presolve) -> SlitherlinkModel:
+    from .presolve import Presolve, identity, presolve
 
     g = board.grid
     R, C = board.rows, board.cols
-    pre = presolve(board) if use_presolve else identity(board)
+    if isinstance(use_presolve, Presolve):
+        pre = use_presolve
+        if pre.cell_class.shape != (R * C,) or pre.edges.shape != (g.num_edges,):
+            raise ValueError(f"the presolve given is of another board size, not {R}x{C}")
+    else:
+        pre = presolve(board) if use_presolve else identity(board)
     class_vars = [qlib.var(f"c[{r // C}][{r % C}]") for r in pre.representative]
     literal = np.empty(R * C, dtype=object)   # each cell's value: a constant, a class variable or its negation
     for k in range(R * C):

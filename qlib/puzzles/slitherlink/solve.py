@@ -16,7 +16,8 @@ from qlib.solvers.focused import LazyCuts
 from ..loops import DegreeError, Grid, loop_satisfies_clues, split_loops
 from .board import Board, parse
 from .display import render_text
-from .formulation import FORMULATIONS, SOLVE_FORMS, Formulation, SlitherlinkModel
+from .formulation import FORMULATIONS, SOLVE_FORMS, CellFormulation, Formulation, SlitherlinkModel
+from .presolve import Presolve, presolve
 
 def check(board, h, v) -> list[str]:
     """Problems of the drawing ``(h, v)``: clue mismatches, bad degrees, not one loop.
@@ -76,7 +77,8 @@ class SlitherlinkResult:
     ``seconds``, ``solver_seconds``, ``seed``, ``state`` (edge 0/1 vector),
     ``forbidden`` (loops forbidden after it), ``var_count``, ``term_count``,
     ``solver_stop``.  ``var_count``/``term_count`` are those of the last model
-    solved.  ``timings``: ``jit_seconds`` (compiling or loading the kernels,
+    solved (0 when no model was built: the presolve or the complete search
+    answered first).  ``timings``: ``jit_seconds`` (compiling or loading the kernels,
     before the clock starts), ``presolve_seconds``, ``solve_seconds`` (all the
     rest; ``seconds`` is the same).  ``presolved``: the share of edges the
     presolve decided (cells form).  ``unique`` (with ``check_unique``): True,
@@ -136,24 +138,44 @@ class _Run:
     method: str
     complete: str | None = None
     formulation: Formulation = None
-    sm: SlitherlinkModel = None
     start: float = 0.0
     iterations: list = field(default_factory=list)
-    model: Model = None
     forbidden: int = 0
-    presolve_seconds: float = 0.0
+    presolve: Presolve | None = None
+    _sm: SlitherlinkModel | None = None
+    _model: Model | None = None
 
     def __post_init__(self):
         self.start = time.perf_counter()
         self.formulation = FORMULATIONS[self.form]
-        self.sm = self.formulation.build(self.board)
-        self.model = self.sm.model
-        pre = self.sm.presolve
-        self.presolve_seconds = 0.0 if pre is None else pre.seconds
+        if isinstance(self.formulation, CellFormulation) and self.formulation.use_presolve:
+            self.presolve = presolve(self.board)
+
+    @property
+    def sm(self) -> SlitherlinkModel:
+        """The board's model, built at its first use: a complete search that answers first never needs it."""
+        if self._sm is None:
+            options = {} if self.presolve is None else {"presolve": self.presolve}
+            self._sm = self.formulation.build(self.board, **options)
+            self._model = self._sm.model
+        return self._sm
+
+    @property
+    def model(self) -> Model:
+        """The model solved next: the board's, plus what the outer method has forbidden."""
+        return self.sm.model if self._model is None else self._model
+
+    @model.setter
+    def model(self, value: Model) -> None:
+        self._model = value
+
+    @property
+    def presolve_seconds(self) -> float:
+        return 0.0 if self.presolve is None else self.presolve.seconds
 
     @property
     def grid(self) -> Grid:
-        return self.sm.grid
+        return self.board.grid
 
     def elapsed(self) -> float:
         return time.perf_counter() - self.start
@@ -214,12 +236,13 @@ class _Run:
         last = self.iterations[-1] if self.iterations else None
         seconds = self.elapsed()
         status = "solved" if loop is not None else "interrupted" if stop_reason == "interrupted" else "unsolved"
-        pre = self.sm.presolve
+        pre = self.presolve
+        model = self._model   # None when no model was built: the presolve or the complete search answered first
         return SlitherlinkResult(
             status=status, stop_reason=stop_reason, h=h, v=v,
             iterations=self.iterations, seconds=seconds, backend=self.backend, seed=self.seed,
-            var_count=last["var_count"] if last else self.model.var_count,
-            term_count=last["term_count"] if last else self.model.term_count,
+            var_count=last["var_count"] if last else 0 if model is None else model.var_count,
+            term_count=last["term_count"] if last else 0 if model is None else model.term_count,
             loop=None if loop is None else [int(e) for e in loop], answer_state=answer,
             form=self.form, method=self.method, board=self.board,
             timings=dict(presolve_seconds=self.presolve_seconds, solve_seconds=seconds),
@@ -227,7 +250,7 @@ class _Run:
 
     def presolved_result(self):
         """The result when the presolve alone settled the board, else None."""
-        pre = self.sm.presolve
+        pre = self.presolve
         if pre is None or pre.status == "open":
             return None
         if pre.status in ("infeasible", "empty"):   # "empty": only the empty drawing is left, not an answer
@@ -289,15 +312,19 @@ def _formulation_of(sm):
     return formulation_of(sm)
 
 
-#: The lazy method's rounds (with a complete search): round ``k`` gives each part a budget worth
-#: about ``_FIRST_ROUND * 2**k`` seconds at the rates measured here (2 cores; the focused search
-#: half of that), in counts, not seconds: focused-search steps per replica, SAT work (conflicts, plus a fixed cost per call)
-#: or backtracking nodes (a node costs about one pass over the edges).  Counts keep the result
-#: independent of the machine's speed and load.
+#: The lazy method's rounds (with a complete search): round ``k`` gives each part a budget about
+#: ``2**k`` times its first, in counts, not seconds: SAT work (conflicts, plus a fixed cost per
+#: call), backtracking nodes (a node costs about one pass over the edges) or focused-search steps
+#: per replica.  The focused search's first run is worth about ``_FIRST_ROUND`` seconds at the
+#: rates measured here (2 cores), as is the backtracking search's first turn; SAT's first turn is
+#: ``_SAT_WORK_PER_EDGE`` units per edge (at least ``_FIRST_ROUND`` seconds' worth): most boards of
+#: the bench (benchmarks/run.py) are answered within it, in about the time building the model
+#: would take.  Counts keep the result independent of the machine's speed and load.
 _FIRST_ROUND = 0.02
 _STEPS_PER_SECOND = 30_000
 _EDGE_NODES_PER_SECOND = 1.2e8
 _SAT_WORK_PER_SECOND = 8_000
+_SAT_WORK_PER_EDGE = 4
 
 #: The complete searches the lazy method can run beside the focused search (``complete=``).
 COMPLETE = ("sat", "backtrack")
@@ -322,7 +349,7 @@ class _Complete:
             # cheaper, and they change which models CaDiCaL returns and so how many loop clauses it
             # needs (29 calls raw against 537 presolved on slitherlink-20x20-gen-s5).
             self.search = _Search(run.board)
-            self.per_round = max(8, int(_FIRST_ROUND * _SAT_WORK_PER_SECOND))
+            self.per_round = max(int(_FIRST_ROUND * _SAT_WORK_PER_SECOND), int(_SAT_WORK_PER_EDGE * run.grid.num_edges))
         else:
             from ..generate import BacktrackSearch
 
@@ -353,12 +380,15 @@ def _lazy(run: _Run) -> SlitherlinkResult:
     low-energy state is either accepted (it alone satisfies every clue) or
     forbidden at once by a cut, without restarting the solve.
 
-    With a complete search (``run.complete``) it runs in rounds, each a
-    restart with twice the steps of the one before (a new seed, the cuts
-    kept), and after each round the complete search goes on for twice its last
-    budget (:class:`_Complete`).  Restarts cut the heavy tail of a randomised
-    search; the complete search answers every board or proves there is no
-    answer.  Both budgets are counts, not seconds, so the seed and thread
+    With a complete search (``run.complete``) it runs in rounds.  Each round
+    starts with the complete search's turn, twice the budget of its last
+    (:class:`_Complete`); then the focused search restarts with twice the
+    steps of its last run (a new seed, the cuts kept).  The complete search
+    goes first because it answers most boards within its first turn, in less
+    time than building the model takes; the model is built only when the
+    focused search's first turn comes.  Restarts cut a randomised search's
+    heavy tail; the complete search answers every board or proves there is
+    no answer.  Both budgets are counts, not seconds, so the seed and thread
     count fix which part finds the answer.
     """
     if not run.formulation.lazy:
@@ -369,9 +399,6 @@ def _lazy(run: _Run) -> SlitherlinkResult:
     settled = run.presolved_result()
     if settled is not None:
         return settled
-    if run.remaining() <= 0:   # building the model took the time
-        return run.result("time_limit")
-    compiled = run.formulation.compile(run.sm, run.model)
     options = dict(run.solver_options)
     cut_options = {_CUT_OPTIONS[k]: options.pop(k) for k in list(options) if k in _CUT_OPTIONS}
     user_steps = options.pop("max_steps", None)
@@ -380,18 +407,34 @@ def _lazy(run: _Run) -> SlitherlinkResult:
                          "pass complete=False to set them yourself")
     exact = _Complete(run.complete, run) if run.complete else None
     try:
-        return _rounds(run, compiled, exact, options, cut_options, user_steps)
+        return _rounds(run, exact, options, cut_options, user_steps)
     finally:
         if exact is not None:
             exact.close()
 
 
-def _rounds(run, compiled, exact, options, cut_options, user_steps):
-    """The lazy method's loop: focused search, then the complete search's turn, budgets doubling."""
+def _rounds(run, exact, options, cut_options, user_steps):
+    """The lazy method's loop: the complete search's turn, then the focused search, budgets doubling."""
     steps = max(64, int(_FIRST_ROUND * _STEPS_PER_SECOND))
     rounds = 0
     cuts = []
+    compiled = None
     while True:
+        if exact is not None:
+            try:
+                status, mask = exact.advance(rounds, run.start + run.time_limit)
+            except KeyboardInterrupt:
+                return run.result("interrupted")
+            if status == "solved":
+                return run.result("answer", np.flatnonzero(mask), found_by=exact.kind)
+            if status == "no_answer":
+                return run.result("no_answer", found_by=exact.kind)
+        if run.remaining() <= 0:
+            return run.result("time_limit")
+        if compiled is None:
+            compiled = run.formulation.compile(run.sm, run.model)
+            if run.remaining() <= 0:   # building the model took the time
+                return run.result("time_limit")
         if compiled.num_vars == 0:   # the presolve left one state: it is an answer or there is none
             state = np.zeros(0, dtype=np.uint8)
             mask = run.formulation.decode_state(run.sm, compiled, state)
@@ -427,23 +470,9 @@ def _rounds(run, compiled, exact, options, cut_options, user_steps):
                 return run.result("interrupted")
             if stop == "time_limit" or run.remaining() <= 0:
                 return run.result("time_limit")
-            if exact is None:
-                if stop == "max_steps":      # the caller's cap
-                    return run.result("max_steps")
-                # a target state the separation neither accepted nor cut: not a verdict; search again
-                rounds += 1
-                continue
-        if exact is not None:
-            try:
-                status, mask = exact.advance(rounds, run.start + run.time_limit)
-            except KeyboardInterrupt:
-                return run.result("interrupted")
-            if status == "solved":
-                return run.result("answer", np.flatnonzero(mask), found_by=exact.kind)
-            if status == "no_answer":
-                return run.result("no_answer", found_by=exact.kind)
-            if run.remaining() <= 0:
-                return run.result("time_limit")
+            if exact is None and stop == "max_steps":      # the caller's cap
+                return run.result("max_steps")
+            # otherwise a target state the separation neither accepted nor cut: not a verdict; search again
         rounds += 1
         steps *= 2
 
@@ -463,14 +492,13 @@ def warmup(form: str = "cells", method: str = "lazy") -> float:
     qlib.warmup()
     tiny = Board(((3, None), (None, None)))   # builds a model, runs the presolve and one search
     METHODS[method](_Run(tiny, form, "cpu", 0, 1.0, None, {}, method, None))
-    if method == "lazy" and FORMULATIONS[form].lazy:   # a round with each complete search too
+    if method == "lazy" and FORMULATIONS[form].lazy:
         open_board = Board(((None, None), (None, None)))   # one the presolve leaves open
-        for kind in COMPLETE:
-            run = _Run(open_board, form, "cpu", 0, 1.0, None, {}, method, kind)
-            exact = _Complete(kind, run)
+        METHODS[method](_Run(open_board, form, "cpu", 0, 1.0, None, {}, method, None))   # the focused search
+        for kind in COMPLETE:   # a turn of each complete search
+            exact = _Complete(kind, _Run(open_board, form, "cpu", 0, 1.0, None, {}, method, kind))
             exact.advance(0, time.perf_counter() + 1.0)
             exact.close()
-            METHODS[method](run)
     _WARM[key] = time.perf_counter() - start
     return _WARM[key]
 
@@ -506,10 +534,12 @@ def solve(board, *, form: str = "cells", method: str | None = None, backend: str
     board; the default for ``form="cells"``) or "backtrack"
     (:class:`qlib.puzzles.generate.BacktrackSearch`); False (the default
     for the source's edge forms) for none.  The search then runs in rounds:
-    a restart of the focused search with twice the steps of the last (a new
-    seed, the cuts kept), then the complete search's turn with twice its last
-    budget.  Restarts cut a randomised search's heavy tail; the complete search
-    answers every board or proves it has no answer.  Budgets are counts, not
+    the complete search's turn with twice its last budget, then a restart of
+    the focused search with twice the steps of the last (a new seed, the cuts
+    kept; the model is built at its first turn).  The complete search goes
+    first since it answers most boards within its first turn.  Restarts cut
+    a randomised search's heavy tail; the complete search answers every board
+    or proves it has no answer.  Budgets are counts, not
     seconds, so the seed and thread count fix the answer and
     ``result.found_by``.  With ``complete=False`` the lazy method is one
     focused search (``max_steps`` caps it when given).  ``seed``
