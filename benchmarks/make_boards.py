@@ -193,12 +193,12 @@ def make_loopy(sizes, log) -> list[dict]:
 
 
 def make_qlib(sizes, log) -> list[dict]:
-    from qlib.puzzles.generate import UnverifiedBoardError, count_solutions, generate
+    from qlib.puzzles.slitherlink import UnverifiedBoardError, count_solutions, generate
 
     out = []
     for n in sizes:
         max_nodes = QLIB_MAX_NODES.get(n, 20_000)
-        call = f"qlib.puzzles.generate.generate({n}, {n}, {QLIB_SEED}, keep=0.0, max_nodes={max_nodes})"
+        call = f"qlib.puzzles.slitherlink.generate({n}, {n}, {QLIB_SEED}, keep=0.0, max_nodes={max_nodes})"
         progress = []
         t, cpu = time.perf_counter(), time.process_time()
         verified = True

@@ -174,7 +174,7 @@ def slitherlink_exact(board, repeats: int = 3) -> Row:
 
 def slitherlink_backtrack(board, repeats: int = 3) -> Row:
     """qlib's own exact backtracking search, stopped at the first answer: ``count_solutions(board, limit=1)``."""
-    from qlib.puzzles.generate import count_solutions
+    from qlib.puzzles.slitherlink import count_solutions
 
     small = _board(SMALL_SLITHERLINK)
 

@@ -11,7 +11,6 @@ when the solver hands one back).
 from __future__ import annotations
 
 import argparse
-import inspect
 import json
 import os
 import signal
@@ -66,28 +65,26 @@ def _parser() -> argparse.ArgumentParser:
     return parser
 
 
-def _stdin_text(decode) -> str:
-    """Standard input as text; ``decode(bytes, name)`` reports a byte that is not UTF-8 by line and column."""
+def _read(module, file: str):
+    """The puzzle in ``file`` (``-``: standard input, whose bytes ``module.parse_bytes`` reads and locates)."""
+    if file != "-":
+        return module.parse(file)
     stream = getattr(sys.stdin, "buffer", None)
     if stream is None:  # a text stream without bytes (e.g. replaced in a test)
-        return sys.stdin.read()
-    return decode(stream.read(), "<stdin>")
+        return module.parse_text(sys.stdin.read(), "<stdin>")
+    return module.parse_bytes(stream.read(), "<stdin>")
 
 
 def _board(file: str):
-    from .puzzles.slitherlink import board as boards
+    from .puzzles.slitherlink import board
 
-    if file == "-":
-        return boards.parse_text(_stdin_text(boards._decode), "<stdin>")
-    return boards.parse(file)
+    return _read(board, file)
 
 
 def _nonogram(file: str):
     from .puzzles import nonogram
 
-    if file == "-":
-        return nonogram.parse_text(_stdin_text(nonogram._decode), "<stdin>")
-    return nonogram.parse(file)
+    return _read(nonogram, file)
 
 
 def _check_backend(args) -> None:
@@ -115,13 +112,12 @@ def _timings(result) -> dict:
             "solve_seconds": _seconds(timings.get("solve_seconds"))}
 
 
-def _interrupted(result) -> bool:
-    return getattr(result, "stop_reason", None) == "interrupted"
+#: Who proved "no answer", by the result's found_by.
+_PROVERS = {"presolve": "the presolve", "propagation": "propagation", "sat": "SAT (CaDiCaL)",
+            "backtrack": "backtracking", "search": "the exhaustive model search"}
 
 
-def _unique_line(unique, checked: bool, why: str = "") -> str:
-    if not checked:
-        return ""
+def _unique_line(unique, why: str = "") -> str:
     if unique is True:
         return "unique: yes"
     if unique is False:
@@ -129,88 +125,144 @@ def _unique_line(unique, checked: bool, why: str = "") -> str:
     return "unique: unknown" + (f" ({why})" if why else "")
 
 
-def _solve_slitherlink(args) -> tuple[dict, str, int]:
+class _Slitherlink:
+    """What the solve command needs to know of Slitherlink: options, answer fields and drawings."""
+
+    name, what = "slitherlink", "drawing"
+
+    @staticmethod
+    def read(args):
+        return _board(args.file)
+
+    @staticmethod
+    def options(args) -> dict:
+        method = args.method
+        if method is None and args.backend == "gpu" and args.form != "cells":
+            method = "outer"  # the lazy method runs on the CPU only
+        extra = {} if args.max_iterations is None else {"max_iterations": args.max_iterations}
+        return dict(form=args.form, method=method, **extra)
+
+    @staticmethod
+    def fields(board, result) -> dict:
+        second = result.second_answer
+        second_hv = None
+        if second is not None:
+            h2, v2 = board.grid.to_hv(second)
+            second_hv = {"h": h2, "v": v2}
+        iterations = [{"iteration": it["iteration"], "energy": it["energy"], "loops": it["loops"],
+                       "seconds": round(it["seconds"], 6)} for it in result.iterations]
+        return {"h": result.h, "v": result.v, "iterations": iterations,
+                "var_count": result.var_count, "term_count": result.term_count, "second_answer": second_hv}
+
+    @staticmethod
+    def render(board, fields) -> str:
+        return _render_slitherlink(board, fields["h"], fields["v"])
+
+    @staticmethod
+    def render_second(board, fields) -> str:
+        second = fields["second_answer"]
+        return _render_slitherlink(board, second["h"], second["v"])
+
+    @staticmethod
+    def first_line(result) -> str:
+        return result.summary().splitlines()[0]
+
+    @staticmethod
+    def notes(puzzle, result, fields) -> list[str]:
+        return []
+
+
+class _Nonogram:
+    """What the solve command needs to know of the Nonogram."""
+
+    name, what = "nonogram", "grid"
+
+    @staticmethod
+    def read(args):
+        return _nonogram(args.file)
+
+    @staticmethod
+    def options(args) -> dict:
+        return dict(form=args.form, method=args.method)
+
+    @staticmethod
+    def fields(puzzle, result) -> dict:
+        second = result.second_answer
+        return {"grid": list(result.grid) if result.grid else None, "energy": result.energy,
+                "var_count": result.var_count, "term_count": result.term_count, "decided": result.decided,
+                "second_answer": list(second) if second else None}
+
+    @staticmethod
+    def render(puzzle, fields) -> str:
+        from .puzzles import nonogram
+
+        return nonogram.render_text(fields["grid"]) if fields["grid"] else ""
+
+    @staticmethod
+    def render_second(puzzle, fields) -> str:
+        from .puzzles import nonogram
+
+        return nonogram.render_text(fields["second_answer"])
+
+    @staticmethod
+    def first_line(result) -> str:
+        return result.summary()
+
+    @staticmethod
+    def notes(puzzle, result, fields) -> list[str]:
+        goal = getattr(puzzle, "goal", None)
+        matches = None if goal is None or not result.grid else tuple(result.grid) == tuple(goal)
+        fields["goal_matches"] = matches
+        if matches is None:
+            return []
+        return ["goal: " + ("the answer matches the file's goal" if matches else "the answer differs from the file's goal")]
+
+
+def _render_slitherlink(board, h, v) -> str:
     from .puzzles import slitherlink
 
-    board = _board(args.file)
+    return slitherlink.render_text(board, h, v).rstrip("\n")
+
+
+_PUZZLES = {"slitherlink": _Slitherlink, "nonogram": _Nonogram}
+
+
+def _solve(args) -> tuple[dict, str, int]:
+    """Read, solve and report one puzzle: the JSON payload, the text and the exit status."""
+    import importlib
+
+    kind = _PUZZLES[args.puzzle]
+    module = importlib.import_module(f"qlib.puzzles.{kind.name}")
+    puzzle = kind.read(args)
     _check_backend(args)
-    method = args.method
-    if method is None and args.backend == "gpu" and args.form != "cells":
-        method = "outer"  # the lazy method runs on the CPU only
-    options = {} if args.max_iterations is None else {"max_iterations": args.max_iterations}
-    why = ""
-    if args.check_unique:
-        if "check_unique" in inspect.signature(slitherlink.solve).parameters:
-            options["check_unique"] = True
-        else:
-            why = "this version of slitherlink.solve cannot check uniqueness"
-            print(f"qlib: warning: {why}", file=sys.stderr)
-    result = slitherlink.solve(board, form=args.form, method=method, backend=args.backend, seed=args.seed,
-                               time_limit=args.time_limit, **options)
-    iterations = [{"iteration": it["iteration"], "energy": it["energy"], "loops": it["loops"],
-                   "seconds": round(it["seconds"], 6)} for it in result.iterations]
-    unique = getattr(result, "unique", None) if args.check_unique else None
-    second = getattr(result, "second_answer", None) if args.check_unique else None
-    second_hv = None
-    if second is not None:
-        h2, v2 = board.grid.to_hv(second)
-        second_hv = {"h": h2, "v": v2}
-    interrupted = _interrupted(result)
-    payload = {"puzzle": "slitherlink", "file": args.file,
-               "status": "interrupted" if interrupted else result.status,
-               "stop_reason": result.stop_reason, "found_by": result.found_by,
-               "seconds": round(result.seconds, 6), **_timings(result),
-               "backend": result.backend, "seed": result.seed, "form": args.form, "method": result.method,
-               "h": result.h, "v": result.v, "iterations": iterations,
-               "var_count": result.var_count, "term_count": result.term_count,
-               "unique": unique, "second_answer": second_hv}
-    text = slitherlink.render_text(board, result.h, result.v).rstrip("\n") + "\n" + result.summary().splitlines()[0]
-    line = "no answer" if result.stop_reason == "no_answer" else _unique_line(unique, args.check_unique, why)
-    if line:
-        text += "\n" + line
-    if second_hv is not None:
-        text += ", a second answer:\n" + slitherlink.render_text(board, second_hv["h"], second_hv["v"]).rstrip("\n")
-    code = EXIT_INTERRUPTED if interrupted else EXIT_SOLVED if result.status == "solved" else EXIT_UNSOLVED
-    return payload, text, code
-
-
-def _solve_nonogram(args) -> tuple[dict, str, int]:
-    from .puzzles import nonogram
-
-    puzzle = _nonogram(args.file)
-    _check_backend(args)
-    result = nonogram.solve(puzzle, form=args.form, method=args.method, backend=args.backend, seed=args.seed,
-                            time_limit=args.time_limit, check_unique=args.check_unique)
-    interrupted = _interrupted(result)
+    result = module.solve(puzzle, backend=args.backend, seed=args.seed, time_limit=args.time_limit,
+                          check_unique=args.check_unique, **kind.options(args))
+    interrupted = result.stop_reason == "interrupted"
+    fields = kind.fields(puzzle, result)
     unique = result.unique if args.check_unique else None
-    second = result.second_answer if args.check_unique else None
-    goal = getattr(puzzle, "goal", None)
-    goal_matches = None if goal is None or not result.grid else tuple(result.grid) == tuple(goal)
-    payload = {"puzzle": "nonogram", "file": args.file,
+    if not args.check_unique:
+        fields["second_answer"] = None
+    notes = kind.notes(puzzle, result, fields)
+    payload = {"puzzle": kind.name, "file": args.file,
                "status": "interrupted" if interrupted else result.status,
                "stop_reason": result.stop_reason, "found_by": result.found_by,
                "seconds": round(result.seconds, 6), **_timings(result),
                "backend": result.backend, "seed": result.seed, "form": args.form, "method": result.method,
-               "grid": list(result.grid) if result.grid else None,
-               "energy": result.energy, "var_count": result.var_count, "term_count": result.term_count,
-               "decided": result.decided, "unique": unique, "second_answer": list(second) if second else None,
-               "goal_matches": goal_matches}
-    grid = nonogram.render_text(result.grid) + "\n" if result.grid else ""
-    summary = result.summary()
+               **fields, "unique": unique}
+    drawing = kind.render(puzzle, fields)
+    lines = ([drawing] if drawing else []) + [kind.first_line(result)]
     if result.stop_reason == "no_answer":
-        prover = {"backtrack": "backtracking", "search": "the exhaustive model search"}.get(result.found_by,
-                                                                                            result.found_by)
-        summary += f"\nno answer: {prover} proved that no grid satisfies every clue"
-    elif args.check_unique and result.grid is not None:
-        why = "" if unique is not None else "the check ran out of time" if not interrupted else "interrupted"
-        summary += "\n" + _unique_line(unique, True, why)
-        if second:
-            summary += ", a second answer:\n" + nonogram.render_text(second)
-    if goal_matches is not None:
-        summary += "\ngoal: " + ("the answer matches the file's goal" if goal_matches
-                                 else "the answer differs from the file's goal")
+        prover = _PROVERS.get(result.found_by, result.found_by)
+        lines.append(f"no answer: {prover} proved that no {kind.what} satisfies every clue")
+    elif args.check_unique and result.solved:
+        why = "" if unique is not None else "interrupted" if interrupted else "the check ran out of time"
+        line = _unique_line(unique, why)
+        if fields["second_answer"] is not None:
+            line += ", a second answer:\n" + kind.render_second(puzzle, fields)
+        lines.append(line)
+    lines += notes
     code = EXIT_INTERRUPTED if interrupted else EXIT_SOLVED if result.status == "solved" else EXIT_UNSOLVED
-    return payload, grid + summary, code
+    return payload, "\n".join(lines), code
 
 
 def _show(args) -> str:
@@ -223,15 +275,13 @@ def _show(args) -> str:
 
 
 def main(argv=None) -> int:
+    """Run the command line with ``argv`` (default ``sys.argv[1:]``); returns the exit status."""
     args = _parser().parse_args(argv)
     try:
         if args.command == "show":
             print(_show(args))
             return EXIT_SOLVED
-        if args.puzzle == "slitherlink":
-            payload, text, code = _solve_slitherlink(args)
-        else:
-            payload, text, code = _solve_nonogram(args)
+        payload, text, code = _solve(args)
         print(json.dumps(payload) if args.json else text, flush=True)
     except KeyboardInterrupt:  # Ctrl-C while the solver does not hand back a result
         signal.signal(signal.SIGINT, signal.SIG_IGN)  # a second Ctrl-C must not print a traceback now

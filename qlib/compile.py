@@ -28,7 +28,7 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from .constraints import Model, as_model
-from .expr import _MAX_COEF, Expr, NumericOverflowError, _intern, id_of, label_of
+from .expr import MAX_COEF, Expr, NumericOverflowError, Var, check_finite, id_of, intern, label_of
 
 __all__ = ["CompiledModel", "compile"]
 
@@ -86,30 +86,32 @@ class CompiledModel:
     def __setstate__(self, state):
         state = dict(state)
         if state.pop("_var_ids_are_labels", False):
-            state["var_ids"] = np.array([_intern(label) for label in state["var_ids"]], dtype=np.int64)
+            state["var_ids"] = np.array([intern(label) for label in state["var_ids"]], dtype=np.int64)
         state["_columns"] = None
         self.__dict__.update(state)
 
     @property
     def num_vars(self) -> int:
+        """Number of variables (columns of a state)."""
         return len(self.var_ids)
 
     @property
     def num_terms(self) -> int:
+        """Number of terms, objective and constraint rows together."""
         return len(self.term_coef)
 
     @property
     def num_rows(self) -> int:
+        """Number of constraint rows."""
         return len(self.row_weight)
 
     @property
     def labels(self) -> list[str]:
+        """The variables' labels in column order."""
         return [label_of(int(i)) for i in self.var_ids]
 
     def index(self, variable) -> int:
         """Column of ``variable`` (a Var or a label) in this model's states."""
-        from .expr import Var
-
         if isinstance(variable, Var):
             vid = variable.id
         elif isinstance(variable, str):
@@ -121,6 +123,7 @@ class CompiledModel:
         return self.index_by_id(vid)
 
     def index_by_id(self, vid: int) -> int:
+        """Column of the variable with interned number ``vid``."""
         if self._columns is None:
             self._columns = {int(v): k for k, v in enumerate(self.var_ids)}
         pos = self._columns.get(int(vid))
@@ -316,11 +319,9 @@ def compile(model, *, variables=()) -> CompiledModel:  # noqa: A001 - the verb r
 
 def _check_coefficients(model: Model) -> None:
     """Every coefficient must be a finite float64; the error names where one is not."""
-    from .expr import _check_finite
-
-    _check_finite(model.objective.terms, "the objective")
+    check_finite(model.objective.terms, "the objective")
     for r, con in enumerate(model.constraints):
-        _check_finite(con.lhs.terms, f"constraint {con.label or f'{r} ({con.lhs!r})'!r}")
+        check_finite(con.lhs.terms, f"constraint {con.label or f'{r} ({con.lhs!r})'!r}")
 
 
 def _check_energy_range(offset, term_coef, num_obj, row_const, row_term_ptr, row_weight, iv_ptr, iv_lo, iv_hi,
@@ -333,7 +334,7 @@ def _check_energy_range(offset, term_coef, num_obj, row_const, row_term_ptr, row
     side can take (for each allowed interval the distance is convex in the
     value, so its maximum is at an end of the range).
     """
-    limit = _MAX_COEF / 2   # energies and their differences must both fit
+    limit = MAX_COEF / 2   # energies and their differences must both fit
     with np.errstate(over="ignore", invalid="ignore"):
         obj_coef = term_coef[:num_obj]
         objective = abs(offset) + float(np.abs(obj_coef).sum())

@@ -14,110 +14,23 @@ is wanted.
 
 A :class:`Model` is an objective expression plus a list of constraints;
 ``expr + cons(...)`` builds one, so ``f += qlib.cons(...)`` works.
+
+The allowed sets and relations (:class:`Allowed`, :func:`one_of`,
+:func:`between`, :class:`Relation`) live in :mod:`qlib.expr`, where comparing
+an expression makes them, and are importable from here too.
 """
 
 from __future__ import annotations
 
-import math
 from dataclasses import dataclass, field
 
-from .expr import Expr, _is_number, as_expr
+from . import validate
+from .expr import Allowed, Expr, Relation, as_expr, between, one_of
 
-__all__ = ["one_of", "between", "cons", "Constraint", "Model", "Relation", "Allowed"]
-
-
-@dataclass(frozen=True)
-class Allowed:
-    """The set of values a constraint allows: either a finite set or an interval."""
-
-    values: tuple = ()  # finite set, sorted; empty for an interval
-    lo: float = -math.inf
-    hi: float = math.inf
-
-    @property
-    def is_finite_set(self) -> bool:
-        return bool(self.values)
-
-    def intervals(self) -> list[tuple[float, float]]:
-        """The allowed set as disjoint closed intervals, ascending."""
-        if self.values:
-            return [(v, v) for v in self.values]
-        return [(self.lo, self.hi)]
-
-    def distance(self, value: float) -> float:
-        return min(max(lo - value, 0.0, value - hi) for lo, hi in self.intervals())
-
-    def __repr__(self):
-        if self.values:
-            return "{" + ", ".join(f"{v:g}" for v in self.values) + "}"
-        return f"[{self.lo:g}, {self.hi:g}]"
+__all__ = ["one_of", "between", "cons", "Constraint", "Model", "Relation", "Allowed", "value_range", "as_model"]
 
 
-def one_of(*values) -> Allowed:
-    """The finite set of allowed values, e.g. ``one_of(0, 2)`` for a loop degree."""
-    if len(values) == 1 and not _is_number(values[0]):
-        values = tuple(values[0])
-    if not values:
-        raise ValueError("one_of() needs at least one value")
-    for v in values:
-        if not _is_number(v) or not math.isfinite(v):
-            raise ValueError(f"one_of() values must be finite numbers, got {v!r}")
-    return Allowed(values=tuple(sorted({_clean(v) for v in values})))
-
-
-def between(lo, hi) -> Allowed:
-    """The closed interval ``[lo, hi]``."""
-    for v in (lo, hi):
-        if not _is_number(v) or not math.isfinite(v):
-            raise ValueError(
-                f"between() bounds must be finite numbers, got {v!r} "
-                "(for a one-sided bound write 'expr <= hi' or 'expr >= lo')"
-            )
-    if lo > hi:
-        raise ValueError(f"between({lo}, {hi}): the lower bound is above the upper bound")
-    return Allowed(lo=_clean(lo), hi=_clean(hi))
-
-
-def _clean(v):
-    v = float(v)
-    return int(v) if v.is_integer() else v
-
-
-class Relation:
-    """``lhs`` compared with an allowed set; the argument of :func:`cons`."""
-
-    __slots__ = ("lhs", "allowed")
-
-    def __init__(self, lhs: Expr, allowed: Allowed):
-        self.lhs = lhs
-        self.allowed = allowed
-
-    @classmethod
-    def make(cls, lhs: Expr, op: str, rhs) -> "Relation":
-        if isinstance(rhs, Allowed):
-            if op != "==":
-                raise TypeError(f"use 'expr == {rhs!r}' to constrain to a set, not '{op}'")
-            return cls(lhs, rhs)
-        rhs_expr = as_expr(rhs, strict=False)
-        if rhs_expr is NotImplemented:
-            raise TypeError(f"cannot compare an expression with {type(rhs).__name__}")
-        # Move everything to the left so that the bound is a plain number.
-        lhs = (lhs - rhs_expr) if rhs_expr.terms.keys() - {()} else lhs
-        k = 0 if rhs_expr.terms.keys() - {()} else rhs_expr.constant_term
-        if op == "==":
-            return cls(lhs, one_of(k))
-        if op == "<=":
-            return cls(lhs, Allowed(hi=_clean(k)))
-        return cls(lhs, Allowed(lo=_clean(k)))
-
-    def __bool__(self):
-        raise TypeError("a relation has no truth value; wrap it in qlib.cons(...)")
-
-    def __repr__(self):
-        return f"Relation({self.lhs!r} in {self.allowed!r})"
-
-
-def _value_range(lhs: Expr) -> tuple[float, float]:
+def value_range(lhs: Expr) -> tuple[float, float]:
     """Bounds of ``lhs`` over all binary assignments (each term is 0 or 1)."""
     const = lhs.constant_term
     lo = const + sum(c for t, c in lhs.terms.items() if t and c < 0)
@@ -142,8 +55,7 @@ class Constraint:
         name = self.label or repr(self.lhs)
         if not self.lhs.var_ids:
             raise ValueError(f"constraint {name!r} has no variables: its left-hand side is a constant")
-        if not _is_number(self.weight) or not self.weight > 0 or not math.isfinite(self.weight):
-            raise ValueError(f"constraint {name!r}: weight must be a positive finite number, got {self.weight!r}")
+        validate.number(f"the weight of constraint {name!r}", self.weight, positive=True)
         if _is_integer_valued(self.lhs):
             if self.allowed.is_finite_set:
                 bad = [v for v in self.allowed.values if not float(v).is_integer()]
@@ -163,13 +75,16 @@ class Constraint:
         return con
 
     def distance(self, lhs_value: float) -> float:
+        """How far ``lhs_value`` lies from the allowed set."""
         return self.allowed.distance(lhs_value)
 
     def energy(self, lhs_value: float) -> float:
+        """``weight * distance**2`` at ``lhs_value``."""
         return self.weight * self.distance(lhs_value) ** 2
 
     def value_range(self) -> tuple[float, float]:
-        return _value_range(self.lhs)
+        """Bounds of the left-hand side over all binary assignments."""
+        return value_range(self.lhs)
 
     # cons(...) + expr, expr + cons(...), f += cons(...)
     def __add__(self, other):
@@ -205,6 +120,7 @@ class Model:
 
     @classmethod
     def of(cls, item) -> "Model":
+        """A new model from an expression, a constraint or a model (copied)."""
         if isinstance(item, Model):
             return cls(item.objective, list(item.constraints), dict(item.report))
         if isinstance(item, Constraint):
@@ -232,6 +148,7 @@ class Model:
 
     @property
     def var_ids(self) -> list[int]:
+        """Interned ids of every variable of the objective and the constraints, sorted."""
         ids = set(self.objective.var_ids)
         for c in self.constraints:
             ids.update(c.lhs.var_ids)
@@ -239,6 +156,7 @@ class Model:
 
     @property
     def var_count(self) -> int:
+        """Number of distinct variables."""
         return len(self.var_ids)
 
     @property
@@ -247,6 +165,7 @@ class Model:
         return self.objective.term_count + sum(c.lhs.term_count for c in self.constraints)
 
     def simplify_as_binary(self) -> "Model":
+        """The model with binary identities applied to every expression (see :meth:`Expr.simplify_as_binary`)."""
         return Model(
             self.objective.simplify_as_binary(),
             [c._with_lhs(c.lhs.simplify_as_binary()) for c in self.constraints],

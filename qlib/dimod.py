@@ -26,7 +26,7 @@ import numpy as np
 from .compile import CompiledModel, compile
 from .constraints import as_model
 from .expand import expand_cons, to_qubo
-from .expr import Expr, Var, _check_finite, label_of
+from .expr import Expr, Var, check_finite, label_of
 from .result import Solution
 
 __all__ = ["to_bqm", "to_polynomial", "from_bqm", "from_polynomial", "decode", "QlibSampler"]
@@ -102,7 +102,7 @@ def from_bqm(bqm) -> Expr:
         if bias:
             key = tuple(sorted((lit[u], lit[v])))
             terms[key] = terms.get(key, 0.0) + float(bias)
-    _check_finite(terms, "a dimod model")
+    check_finite(terms, "a dimod model")
     return Expr(terms).simplify_as_binary()
 
 
@@ -116,7 +116,7 @@ def from_polynomial(poly) -> Expr:
         if bias:
             key = tuple(sorted(lit[v] for v in term))
             terms[key] = terms.get(key, 0.0) + float(bias)
-    _check_finite(terms, "a dimod polynomial")
+    check_finite(terms, "a dimod polynomial")
     return Expr(terms).simplify_as_binary()
 
 
@@ -195,10 +195,12 @@ class QlibSampler(dimod.Sampler, dimod.PolySampler):
 
     @property
     def parameters(self) -> dict:
+        """The keyword arguments ``sample*`` take (dimod's ``Sampler.parameters``)."""
         return {name: [] for name in _PARAMETERS}
 
     @property
     def properties(self) -> dict:
+        """What the sampler is (dimod's ``Sampler.properties``)."""
         return {"backend": "cpu", "description": "qlib simulated annealing / focused search (numba)"}
 
     def _check(self, kwargs):

@@ -11,7 +11,8 @@ import math
 from collections import Counter
 from fractions import Fraction
 
-from .constraints import Allowed, Constraint, Model, _value_range, as_model
+from . import validate
+from .constraints import Allowed, Constraint, Model, as_model, value_range
 from .expr import Expr, Var, label_of
 
 __all__ = ["expand_cons", "to_qubo"]
@@ -64,7 +65,7 @@ def _penalty(con: Constraint, name: str) -> tuple[Expr, list[str]]:
 
 def _integer_penalty(lhs: Expr, allowed: Allowed, weight, name: str) -> tuple[Expr, list[str]]:
     """The penalty of ``lhs in allowed`` for a left-hand side that takes only integer values."""
-    low, high = _value_range(lhs)
+    low, high = value_range(lhs)
     if allowed.is_finite_set:
         # only integer values in [low, high] can be hit
         values = [v for v in allowed.values if low <= v <= high and float(v).is_integer()]
@@ -204,6 +205,7 @@ def to_qubo(model, strength: float | None = None) -> Model:
     equals the original energy of every state.  ``report`` lists the
     auxiliaries, the strengths and the number of terms added.
     """
+    strength = validate.number("strength", strength, positive=True, none=True)
     model = as_model(model)
     if model.constraints:
         model = expand_cons(model)

@@ -8,21 +8,30 @@ kept native in terms of any degree.  Variables are identified by their label:
 Internally a literal is the integer ``2 * id + negated`` where ``id`` is the
 variable's interned number, and a term is a sorted tuple of literals, so the
 solvers get plain integers to work with.
+
+Comparing an expression (``==``, ``<=``, ``>=``) gives a :class:`Relation`
+with an :class:`Allowed` set (:func:`one_of`, :func:`between`), the argument
+of :func:`qlib.cons`; :mod:`qlib.constraints` builds constraints from them.
 """
 
 from __future__ import annotations
 
 import builtins
 import itertools
+import math
 import numbers
 import sys
+from dataclasses import dataclass
 
 import numpy as np
 
-__all__ = ["Expr", "Var", "var", "sum", "as_expr", "NumericOverflowError"]
+from . import validate
+
+__all__ = ["Expr", "Var", "var", "sum", "as_expr", "NumericOverflowError", "Allowed", "Relation", "one_of",
+           "between", "MAX_COEF", "intern", "is_number", "check_finite", "label_of", "id_of"]
 
 #: The largest magnitude a coefficient may have: every coefficient ends up a float64.
-_MAX_COEF = sys.float_info.max
+MAX_COEF = sys.float_info.max
 
 
 class NumericOverflowError(ValueError, OverflowError):
@@ -36,7 +45,8 @@ _ids: dict[str, int] = {}
 _labels: list[str] = []
 
 
-def _intern(label: str) -> int:
+def intern(label: str) -> int:
+    """The interned number of the variable labelled ``label`` (a new number for a new label)."""
     if not isinstance(label, str) or not label:
         raise TypeError(f"a variable label must be a non-empty string, got {label!r}")
     vid = _ids.get(label)
@@ -57,7 +67,8 @@ def id_of(label: str) -> int | None:
     return _ids.get(label)
 
 
-def _is_number(value) -> bool:
+def is_number(value) -> bool:
+    """True for a real number (bools and numpy scalars included): what an expression takes as a constant."""
     return isinstance(value, (numbers.Real, np.bool_))
 
 
@@ -66,9 +77,9 @@ def _number(value) -> float | int:
         return int(value)
     if isinstance(value, numbers.Integral):
         value = int(value)
-        if abs(value) > _MAX_COEF:
+        if abs(value) > MAX_COEF:
             raise NumericOverflowError(
-                f"coefficient {_int_text(value)} is beyond the float64 range (|c| <= {_MAX_COEF:.3e})"
+                f"coefficient {_int_text(value)} is beyond the float64 range (|c| <= {MAX_COEF:.3e})"
             )
         return value
     value = float(value)
@@ -85,11 +96,11 @@ def _term_text(term: tuple) -> str:
     return "*".join(("~" if lit & 1 else "") + _labels[lit >> 1] for lit in term)
 
 
-def _check_finite(terms: dict, what: str = "") -> None:
+def check_finite(terms: dict, what: str = "") -> None:
     """Raise :class:`NumericOverflowError` if a coefficient of ``terms`` is not a finite float64.
 
     Coefficients are Python ints (exact, of any size until compiled) or floats;
-    both must lie within +-``_MAX_COEF``.  The common case costs three passes in
+    both must lie within +-``MAX_COEF``.  The common case costs three passes in
     C (``min``, ``max``, ``sum``): min/max catch infinities and huge ints, and a
     nan (which compares False both ways, so min/max can step over it) makes the
     sum nan.  Only then does a Python pass look for the term to name.
@@ -98,19 +109,19 @@ def _check_finite(terms: dict, what: str = "") -> None:
         return
     values = terms.values()
     try:
-        if -_MAX_COEF <= min(values) and max(values) <= _MAX_COEF:
+        if -MAX_COEF <= min(values) and max(values) <= MAX_COEF:
             total = builtins.sum(values)
             if total == total:  # not nan (an inf total is fine: the terms themselves are finite)
                 return
     except (TypeError, OverflowError):  # pragma: no cover - odd values: let the pass below decide
         pass
     for t, c in terms.items():
-        if not (-_MAX_COEF <= c <= _MAX_COEF):
+        if not (-MAX_COEF <= c <= MAX_COEF):
             shown = _int_text(c) if isinstance(c, int) else f"{c}"
             where = f" in {what}" if what else ""
             raise NumericOverflowError(
                 f"the coefficient of {_term_text(t)} overflows float64{where}: {shown} "
-                f"(|c| must stay below {_MAX_COEF:.3e}); scale the coefficients down"
+                f"(|c| must stay below {MAX_COEF:.3e}); scale the coefficients down"
             )
 
 
@@ -150,6 +161,7 @@ class Expr:
     # -- construction ---------------------------------------------------------
     @classmethod
     def constant(cls, value) -> "Expr":
+        """The constant expression ``value``."""
         value = _number(value)
         return cls({(): value} if value else {})
 
@@ -161,6 +173,7 @@ class Expr:
 
     @property
     def variables(self) -> list["Var"]:
+        """The variables of this expression, by interned id."""
         return [Var._from_id(i) for i in self.var_ids]
 
     @property
@@ -175,10 +188,12 @@ class Expr:
 
     @property
     def constant_term(self):
+        """The coefficient of the empty term (0 if none)."""
         return self.terms.get((), 0)
 
     @property
     def degree(self) -> int:
+        """The largest number of literals in a term with a non-zero coefficient."""
         return max((len(t) for t, c in self.terms.items() if c != 0), default=0)
 
     # -- algebra --------------------------------------------------------------
@@ -190,8 +205,8 @@ class Expr:
         for t, c in other.terms.items():
             c = terms.get(t, 0) + c
             if c:
-                if not -_MAX_COEF <= c <= _MAX_COEF:  # also catches nan
-                    _check_finite({t: c}, "a sum")
+                if not -MAX_COEF <= c <= MAX_COEF:  # also catches nan
+                    check_finite({t: c}, "a sum")
                 terms[t] = c
             else:
                 terms.pop(t, None)  # like terms that cancel leave no trace
@@ -222,21 +237,20 @@ class Expr:
         for (ta, ca), (tb, cb) in itertools.product(self.terms.items(), other.terms.items()):
             t = _multiply_terms(ta, tb)
             terms[t] = terms.get(t, 0) + ca * cb
-        _check_finite(terms, "a product")
+        check_finite(terms, "a product")
         return Expr(terms)
 
     __rmul__ = __mul__
 
     def __truediv__(self, other):
-        if not _is_number(other):
+        if not is_number(other):
             return NotImplemented
         return self * (1.0 / float(other))
 
     def __pow__(self, exponent):
-        if not isinstance(exponent, numbers.Integral) or exponent < 0:
-            raise ValueError(f"only non-negative integer powers are supported, got {exponent!r}")
+        exponent = validate.integer("the exponent of a power", exponent, minimum=0)
         result = Expr.constant(1)
-        for _ in range(int(exponent)):
+        for _ in range(exponent):
             result = result * self
         return result
 
@@ -246,18 +260,12 @@ class Expr:
 
     # -- relations (for qlib.cons) --------------------------------------------
     def __eq__(self, other):
-        from .constraints import Relation
-
         return Relation.make(self, "==", other)
 
     def __le__(self, other):
-        from .constraints import Relation
-
         return Relation.make(self, "<=", other)
 
     def __ge__(self, other):
-        from .constraints import Relation
-
         return Relation.make(self, ">=", other)
 
     def __ne__(self, other):
@@ -290,7 +298,7 @@ class Expr:
                 continue  # x * ~x = 0 (x and ~x are adjacent after sorting)
             key = tuple(lits)
             terms[key] = terms.get(key, 0) + c
-        _check_finite(terms, "merging like terms")
+        check_finite(terms, "merging like terms")
         return Expr({t: c for t, c in terms.items() if c != 0})
 
     def expand_negations(self) -> "Expr":
@@ -343,7 +351,7 @@ class Var(Expr):
     __slots__ = ("id",)
 
     def __init__(self, label: str):
-        vid = _intern(label)
+        vid = intern(label)
         self.terms = {(2 * vid,): 1}
         self.id = vid
 
@@ -356,6 +364,7 @@ class Var(Expr):
 
     @property
     def label(self) -> str:
+        """The variable's label."""
         return _labels[self.id]
 
     def __invert__(self):
@@ -387,7 +396,7 @@ def _encode_terms(terms: dict) -> tuple[list, list]:
 
 def _decode_terms(labels: list, encoded: list) -> dict:
     """The inverse of :func:`_encode_terms` in this process: labels are interned again."""
-    ids = [_intern(label) for label in labels]
+    ids = [intern(label) for label in labels]
     terms: dict = {}
     for lits, c in encoded:
         terms[tuple(sorted(2 * ids[lit >> 1] + (lit & 1) for lit in lits))] = c
@@ -402,7 +411,7 @@ def as_expr(value, strict: bool = True):
     """Coerce a number or expression to :class:`Expr`."""
     if isinstance(value, Expr):
         return value
-    if _is_number(value):
+    if is_number(value):
         return Expr.constant(value)
     if strict:
         raise TypeError(f"expected an expression or a number, got {type(value).__name__}")
@@ -419,8 +428,7 @@ def var(label: str, *shape: int):
     if not shape:
         return Var(label)
     for n in shape:
-        if not isinstance(n, numbers.Integral) or n < 0:
-            raise ValueError(f"array shape must be non-negative integers, got {shape!r}")
+        validate.integer("each size of var()'s shape", n, minimum=0)
     arr = np.empty(shape, dtype=object)
     for index in np.ndindex(*shape):
         arr[index] = Var(label + "".join(f"[{k}]" for k in index))
@@ -441,5 +449,101 @@ def sum(items, start=0) -> Expr:  # noqa: A001 - mirrors qbpp.sum
         item = as_expr(item)
         for t, c in item.terms.items():
             terms[t] = terms.get(t, 0) + c
-    _check_finite(terms, "a sum")
+    check_finite(terms, "a sum")
     return Expr({t: c for t, c in terms.items() if c})
+
+
+# -- allowed sets and relations: what comparing an expression gives ----------------
+@dataclass(frozen=True)
+class Allowed:
+    """The set of values a constraint allows: either a finite set or an interval."""
+
+    values: tuple = ()  # finite set, sorted; empty for an interval
+    lo: float = -math.inf
+    hi: float = math.inf
+
+    @property
+    def is_finite_set(self) -> bool:
+        """True for a finite set of values, False for an interval."""
+        return bool(self.values)
+
+    def intervals(self) -> list[tuple[float, float]]:
+        """The allowed set as disjoint closed intervals, ascending."""
+        if self.values:
+            return [(v, v) for v in self.values]
+        return [(self.lo, self.hi)]
+
+    def distance(self, value: float) -> float:
+        """How far ``value`` lies from the allowed set (0 inside it)."""
+        return min(max(lo - value, 0.0, value - hi) for lo, hi in self.intervals())
+
+    def __repr__(self):
+        if self.values:
+            return "{" + ", ".join(f"{v:g}" for v in self.values) + "}"
+        return f"[{self.lo:g}, {self.hi:g}]"
+
+
+def one_of(*values) -> Allowed:
+    """The finite set of allowed values, e.g. ``one_of(0, 2)`` for a loop degree."""
+    if len(values) == 1 and not is_number(values[0]):
+        values = tuple(values[0])
+    if not values:
+        raise ValueError("one_of() needs at least one value")
+    for v in values:
+        validate.number("one_of() values", v)
+    return Allowed(values=tuple(sorted({_clean(v) for v in values})))
+
+
+def between(lo, hi) -> Allowed:
+    """The closed interval ``[lo, hi]``."""
+    for v in (lo, hi):
+        try:
+            validate.number("between() bounds", v)
+        except ValueError:
+            raise ValueError(
+                f"between() bounds must be finite numbers, got {v!r} "
+                "(for a one-sided bound write 'expr <= hi' or 'expr >= lo')"
+            ) from None
+    if lo > hi:
+        raise ValueError(f"between({lo}, {hi}): the lower bound is above the upper bound")
+    return Allowed(lo=_clean(lo), hi=_clean(hi))
+
+
+def _clean(v):
+    v = float(v)
+    return int(v) if v.is_integer() else v
+
+
+class Relation:
+    """``lhs`` compared with an allowed set; the argument of :func:`qlib.cons`."""
+
+    __slots__ = ("lhs", "allowed")
+
+    def __init__(self, lhs: Expr, allowed: Allowed):
+        self.lhs = lhs
+        self.allowed = allowed
+
+    @classmethod
+    def make(cls, lhs: Expr, op: str, rhs) -> "Relation":
+        """``lhs op rhs`` (``op`` one of ``==``, ``<=``, ``>=``) with everything moved to the left."""
+        if isinstance(rhs, Allowed):
+            if op != "==":
+                raise TypeError(f"use 'expr == {rhs!r}' to constrain to a set, not '{op}'")
+            return cls(lhs, rhs)
+        rhs_expr = as_expr(rhs, strict=False)
+        if rhs_expr is NotImplemented:
+            raise TypeError(f"cannot compare an expression with {type(rhs).__name__}")
+        # Move everything to the left so that the bound is a plain number.
+        lhs = (lhs - rhs_expr) if rhs_expr.terms.keys() - {()} else lhs
+        k = 0 if rhs_expr.terms.keys() - {()} else rhs_expr.constant_term
+        if op == "==":
+            return cls(lhs, one_of(k))
+        if op == "<=":
+            return cls(lhs, Allowed(hi=_clean(k)))
+        return cls(lhs, Allowed(lo=_clean(k)))
+
+    def __bool__(self):
+        raise TypeError("a relation has no truth value; wrap it in qlib.cons(...)")
+
+    def __repr__(self):
+        return f"Relation({self.lhs!r} in {self.allowed!r})"

@@ -19,6 +19,8 @@ import os
 
 import numpy as np
 
+from . import validate
+
 __all__ = ["AllocationTooLarge", "check_allocation", "check_array", "array_nbytes", "memory_budget",
            "set_memory_budget", "DEFAULT_FRACTION"]
 
@@ -44,7 +46,7 @@ def _available_memory() -> int:
         import psutil
 
         return int(psutil.virtual_memory().available)
-    except Exception:  # pragma: no cover - psutil is a dependency; this is the fallback
+    except Exception:  # pragma: no cover - psutil is optional (dask's distributed brings it)
         pass
     try:  # pragma: no cover
         names = os.sysconf_names
@@ -82,9 +84,8 @@ def memory_budget() -> int:
 def set_memory_budget(nbytes: int | None) -> int | None:
     """Fix the budget to ``nbytes`` (None: back to the default); returns the previous setting."""
     global _budget_override
-    if nbytes is not None and (isinstance(nbytes, bool) or not isinstance(nbytes, (int, np.integer)) or nbytes <= 0):
-        raise ValueError(f"the memory budget must be a positive number of bytes or None, got {nbytes!r}")
-    previous, _budget_override = _budget_override, None if nbytes is None else int(nbytes)
+    nbytes = validate.integer("the memory budget (bytes)", nbytes, minimum=1, none=True)
+    previous, _budget_override = _budget_override, nbytes
     return previous
 
 

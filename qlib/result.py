@@ -102,6 +102,7 @@ class Solution:
 
     @property
     def violations(self) -> list[Violation]:
+        """The constraints this state breaks, each with its distance to the allowed set."""
         if not self.compiled.num_rows:
             return []
         dist = self.compiled.row_distances(self.compiled.row_values(self.state[None, :]))[0]
@@ -109,6 +110,7 @@ class Solution:
 
     @property
     def is_feasible(self) -> bool:
+        """True when the state breaks no constraint."""
         return not self.violations
 
     def __repr__(self):

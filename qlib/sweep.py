@@ -33,6 +33,8 @@ import sys
 import uuid
 from collections.abc import Callable, Iterable, Mapping
 
+from . import validate
+
 #: Environment variable naming the scheduler address :func:`run_sweep` uses by default.
 SCHEDULER_ENV = "QLIB_DASK_SCHEDULER"
 
@@ -45,8 +47,9 @@ WORKER_ENV = {"NUMBA_NUM_THREADS": "1", "OMP_NUM_THREADS": "1", "MKL_NUM_THREADS
 def check_tasks(function: Callable, tasks: Iterable[Mapping]) -> list[dict]:
     """The tasks as a list of dicts, checked before any process starts.
 
-    Each task must be a mapping with an integer ``seed`` (ValueError otherwise) whose
-    keys ``function`` accepts (TypeError otherwise, as a direct call would raise).
+    Each task must be a mapping with a ``seed`` (ValueError without one), an integer
+    (TypeError otherwise), whose keys ``function`` accepts (TypeError otherwise, as a
+    direct call would raise).
     """
     signature = inspect.signature(function)
     checked = []
@@ -54,20 +57,15 @@ def check_tasks(function: Callable, tasks: Iterable[Mapping]) -> list[dict]:
         if not isinstance(task, Mapping):
             raise TypeError(f"task {k} is a {type(task).__name__}, expected a dict of keyword arguments")
         task = dict(task)
-        seed = task.get("seed")
-        if isinstance(seed, bool) or not (isinstance(seed, int) or _is_numpy_int(seed)):
-            raise ValueError(f"task {k} has no integer 'seed' (got {seed!r}): every task needs its own seed")
+        if task.get("seed") is None:
+            raise ValueError(f"task {k} has no 'seed': every task needs its own seed")
+        validate.integer(f"the seed of task {k}", task["seed"])
         try:
             signature.bind(**task)
         except TypeError as error:
             raise TypeError(f"task {k} does not fit {getattr(function, '__name__', function)}(): {error}") from None
         checked.append(task)
     return checked
-
-
-def _is_numpy_int(value) -> bool:
-    numpy = sys.modules.get("numpy")
-    return numpy is not None and isinstance(value, numpy.integer)
 
 
 @contextlib.contextmanager
@@ -100,9 +98,7 @@ def local_cluster(n_workers: int | None = None):
     import dask
     from distributed import LocalCluster
 
-    n = (os.cpu_count() or 1) if n_workers is None else n_workers
-    if isinstance(n, bool) or not isinstance(n, int) or n < 1:
-        raise ValueError(f"n_workers must be a positive integer, got {n_workers!r}")
+    n = (os.cpu_count() or 1) if n_workers is None else validate.integer("n_workers", n_workers, minimum=1)
     env = {**dask.config.get("distributed.nanny.pre-spawn-environ", default={}), **WORKER_ENV}
     env = {k: str(v) for k, v in env.items() if v is not None}
     with dask.config.set({"distributed.nanny.pre-spawn-environ": env}), _environ(env):

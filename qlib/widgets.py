@@ -116,6 +116,7 @@ class Table:
 
     @property
     def data(self) -> str:
+        """The table as a Markdown pipe table (header, alignment rule, rows)."""
         rule = "|" + "".join("---:|" if a == "right" else ":---|" for a in self.align)
         lines = ["| " + " | ".join(self.header) + " |", rule]
         lines += ["| " + " | ".join(row) + " |" for row in self.rows]

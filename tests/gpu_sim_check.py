@@ -19,6 +19,9 @@ gpu = qlib.solve(model, backend="gpu", seed=5, num_replicas=6, num_sweeps=40, ta
 gpu_again = qlib.solve(model, backend="gpu", seed=5, num_replicas=6, num_sweeps=40, target_energy=exact.energy)
 cpu = qlib.solve(model, backend="cpu", algorithm="sa", seed=5, num_replicas=6, num_sweeps=40,
                  target_energy=exact.energy)
+# numpy integers are integers here as on the CPU (the options' checks are shared)
+numpy_replicas = qlib.solve(model, backend="gpu", seed=5, num_replicas=np.int64(6), num_sweeps=np.int64(40),
+                            target_energy=exact.energy)
 warm = qlib.solve(model, backend="gpu", seed=1, num_replicas=2, num_sweeps=5, initial_state=exact.state,
                   target_energy=exact.energy)
 print(json.dumps(dict(
@@ -26,4 +29,5 @@ print(json.dumps(dict(
     same_seed_same_state=bool((gpu.state == gpu_again.state).all()),
     gpu_equals_cpu=bool((gpu.state == cpu.state).all()) and gpu.info["flips"] == cpu.info["flips"],
     warm_flips=warm.info["flips"], warm_energy=warm.energy,
+    numpy_replicas_same=bool((numpy_replicas.state == gpu.state).all()) and numpy_replicas.info["num_replicas"] == 6,
 )))

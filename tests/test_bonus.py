@@ -1,4 +1,4 @@
-"""Tests of qlib.puzzles.bonus: the straight-edge bonus QUBO and its exact analysis.
+"""Tests of qlib.puzzles.slitherlink.bonus: the straight-edge bonus QUBO and its exact analysis.
 
 The blog (/work/shared/seeds/slitherlink-tytan-bonus-blog.ja.txt) reports
 energies without the constant term: example 1 gives -64.08 for the answer and
@@ -15,8 +15,8 @@ import numpy as np
 import pytest
 
 import qlib
-from qlib.puzzles import bonus
 from qlib.puzzles import slitherlink as sl
+from qlib.puzzles.slitherlink import bonus
 from qlib.puzzles.loops import split_loops
 
 EX1 = qlib.data_path("slitherlink-5x5-blog-ex1.txt")
@@ -261,7 +261,9 @@ def test_window_energy_terms_stay_in_windows():
         bonus.window_energy(board, 4, 0)
 
 
-@pytest.mark.parametrize("limit", [0, -3, 2.5, True, "10"])
-def test_enumerate_states_rejects_bad_limits(limit):
-    with pytest.raises(ValueError, match="limit must be a positive integer"):
+@pytest.mark.parametrize("limit, error", [(0, ValueError), (-3, ValueError), (2.5, TypeError), (True, TypeError),
+                                          ("10", TypeError)])
+def test_enumerate_states_rejects_bad_limits(limit, error):
+    # a wrong type is a TypeError, a value out of range a ValueError (qlib.validate)
+    with pytest.raises(error, match="limit must be an integer"):
         bonus.enumerate_states(qlib.data_path("slitherlink-5x5-blog-ex1.txt"), limit=limit)

@@ -10,9 +10,9 @@ import matplotlib.pyplot as plt  # noqa: E402
 import numpy as np  # noqa: E402
 import pytest  # noqa: E402
 
-from qlib.puzzles import generate as gen  # noqa: E402
 from qlib.puzzles import slitherlink as sl  # noqa: E402
 from qlib.puzzles.loops import grid, split_loops  # noqa: E402
+from qlib.puzzles.slitherlink import generator  # noqa: E402
 from qlib.puzzles.slitherlink.display import cell_edges_mask, draw_cells  # noqa: E402
 from qlib.puzzles.slitherlink.formulation import edge_sides  # noqa: E402
 
@@ -33,9 +33,9 @@ def test_mask_is_the_xor_of_the_cells_beside_each_edge():
 
 def test_mask_of_a_random_region_is_its_loop():
     for seed in range(5):
-        region = gen.random_region(6, 7, seed)
+        region = generator.random_region(6, 7, seed)
         mask = cell_edges_mask(region)
-        assert np.array_equal(mask, gen.random_loop(6, 7, seed))
+        assert np.array_equal(mask, generator.random_loop(6, 7, seed))
         assert len(split_loops(mask, grid(6, 7).endpoints)) == 1
 
 

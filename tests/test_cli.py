@@ -168,21 +168,22 @@ def test_slitherlink_check_unique():
     assert out.returncode == 0, out.stderr
     data = json.loads(out.stdout)
     assert data["status"] == "solved"
-    if data["unique"] is not None:  # None: the solver cannot check (a warning says so)
-        assert data["unique"] is False and data["second_answer"] is not None
-        assert data["second_answer"] != {"h": data["h"], "v": data["v"]}
-        assert len(data["second_answer"]["h"]) == 3 and len(data["second_answer"]["v"]) == 2
+    assert data["unique"] is False and data["second_answer"] is not None     # "3." has two answers
+    assert data["second_answer"] != {"h": data["h"], "v": data["v"]}
+    assert len(data["second_answer"]["h"]) == 3 and len(data["second_answer"]["v"]) == 2
     out = run("solve", "slitherlink", str(qlib.data_path("slitherlink-5x5-blog-ex1.txt")), "--check-unique",
               "--seed", "1", "--time-limit", "20")
-    assert out.returncode == 0 and "unique: " in out.stdout
+    assert out.returncode == 0 and "unique: yes" in out.stdout                 # the blog's board is unique
 
 
 def test_json_has_jit_and_solve_seconds():
     for args in (("slitherlink", str(qlib.data_path("slitherlink-5x5-blog-ex1.txt"))),
                  ("nonogram", str(qlib.data_path("nonogram-15x15-qbpp-logo.non")))):
         data = json.loads(run("solve", *args, "--json", "--seed", "1").stdout)
+        assert data["status"] == "solved"
         for key in ("seconds", "jit_seconds", "solve_seconds"):
-            assert key in data and (data[key] is None or data[key] >= 0)
+            assert isinstance(data[key], float) and data[key] >= 0, key
+        assert data["solve_seconds"] <= data["seconds"] + 1e-6
 
 
 def test_show_slitherlink_text_and_url():

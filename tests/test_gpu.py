@@ -39,6 +39,18 @@ def test_simulated_gpu_warm_start(simulated):
     assert simulated["warm_flips"] == 0 and simulated["warm_energy"] == simulated["exact"]
 
 
+def test_simulated_gpu_takes_numpy_integers(simulated):
+    assert simulated["numpy_replicas_same"]
+
+
+def test_gpu_options_are_checked_before_the_device_is_needed(monkeypatch):
+    monkeypatch.setattr(gpu, "device_kind", lambda: None)
+    with pytest.raises(TypeError, match="num_replicas"):
+        qlib.solve(qlib.var("x"), backend="gpu", num_replicas=True)
+    with pytest.raises(ValueError, match="num_replicas"):
+        qlib.solve(qlib.var("x"), backend="gpu", num_replicas=0)
+
+
 def test_gpu_without_device_raises(monkeypatch):
     monkeypatch.setattr(gpu, "device_kind", lambda: None)
     with pytest.raises(RuntimeError, match="GPU"):

@@ -14,8 +14,8 @@ import pytest
 
 import qlib
 from qlib import limits
-from qlib.puzzles import generate as gen
 from qlib.puzzles import slitherlink as sl
+from qlib.puzzles.slitherlink import counter
 
 
 @pytest.fixture
@@ -66,20 +66,20 @@ def empty(rows, cols):
 
 def test_count_solutions_huge_limit_and_store(budget):
     # a limit beyond int64 is just "no limit" (it raised OverflowError)
-    res = gen.count_solutions(empty(2, 2), limit=10**30)
+    res = counter.count_solutions(empty(2, 2), limit=10**30)
     assert res.status == "exact" and res.count == 13 and res.limit == 10**30
     # storing 10**9 answers is refused before anything is allocated, with the sizes in the message
     budget(1 << 30)
     t = time.perf_counter()
     with pytest.raises(limits.AllocationTooLarge, match=r"store=1000000000 answers x 220 bytes"):
-        gen.count_solutions(qlib.data_path("slitherlink-10x10-qbpp.txt"), limit=10**9, store=10**9)
+        counter.count_solutions(qlib.data_path("slitherlink-10x10-qbpp.txt"), limit=10**9, store=10**9)
     assert time.perf_counter() - t < 1.0
     # the search arrays count too: a board too large for the budget
     budget(1 << 20)
     with pytest.raises(MemoryError, match=r"200x200 board"):
-        gen.count_solutions(empty(200, 200), limit=2, store=0)
+        counter.count_solutions(empty(200, 200), limit=2, store=0)
     with pytest.raises(ValueError, match="store"):
-        gen.count_solutions(empty(2, 2), store=-1)
+        counter.count_solutions(empty(2, 2), store=-1)
 
 
 # -- the exhaustive backend ---------------------------------------------------------------

@@ -15,10 +15,9 @@ import numpy as np
 import pytest
 
 import qlib
-from qlib.puzzles import bonus
 from qlib.puzzles import slitherlink as sl
 from qlib.puzzles.loops import DegreeError, grid, loop_satisfies_clues, split_loops
-from qlib.puzzles.slitherlink import exact
+from qlib.puzzles.slitherlink import bonus, exact
 
 TEN = qlib.data_path("slitherlink-10x10-qbpp.txt")
 EX1 = qlib.data_path("slitherlink-5x5-blog-ex1.txt")

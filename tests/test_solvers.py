@@ -51,7 +51,7 @@ def test_annealing_winner_does_not_depend_on_how_the_sweeps_were_chunked(monkeyp
     differently, and the replica that reached the target first must win either way."""
     import types
 
-    from qlib.solvers import api
+    from qlib.solvers import sa
 
     def clock(tick):
         now = [0.0]
@@ -68,10 +68,10 @@ def test_annealing_winner_does_not_depend_on_how_the_sweeps_were_chunked(monkeyp
     for seed in range(20):
         states = []
         for tick in (1e-7, 0.05):   # chunks of 1, 4, 16, ... sweeps, or one sweep at a time
-            monkeypatch.setattr(api, "time", clock(tick))
+            monkeypatch.setattr(sa, "time", clock(tick))
             sol = qlib.solve(model, algorithm="sa", seed=seed, target_energy=exact.energy, num_replicas=8,
                              num_sweeps=100, time_limit=1e6)
-            monkeypatch.setattr(api, "time", time)
+            monkeypatch.setattr(sa, "time", time)
             assert sol.info["stop_reason"] == "target_energy" and sol.energy == exact.energy
             states.append(sol.state)
         assert (states[0] == states[1]).all(), seed
@@ -80,8 +80,10 @@ def test_annealing_winner_does_not_depend_on_how_the_sweeps_were_chunked(monkeyp
 def test_seed_must_be_a_non_negative_integer():
     with pytest.raises(ValueError, match="seed"):
         qlib.solve(qlib.var("x"), seed=-1)
-    with pytest.raises(ValueError, match="seed"):
+    with pytest.raises(TypeError, match="seed"):
         qlib.solve(qlib.var("x"), seed=1.5)
+    with pytest.raises(TypeError, match="seed"):
+        qlib.solve(qlib.var("x"), seed=True)
 
 
 def test_unknown_options_raise_type_error():
@@ -166,3 +168,58 @@ def test_crash_file_from_the_command_line(tmp_path):
                              capture_output=True, text=True, timeout=120)
         assert out.returncode == 1, out.stderr      # no answer (column 3 says 0), and no crash
         assert "unsolved" in out.stdout
+
+
+def test_an_option_of_another_algorithm_raises_type_error_naming_it():
+    model = qlib.cons(qlib.var("mis0") + qlib.var("mis1") == 1)
+    with pytest.raises(TypeError, match="num_sweeps is an option of algorithm 'sa', not of 'focused'"):
+        qlib.solve(model, algorithm="focused", target_energy=0, num_sweeps=10)
+    with pytest.raises(TypeError, match="share_cuts is an option of algorithm 'focused', not of 'sa'"):
+        qlib.solve(model, algorithm="sa", share_cuts=False)
+    # "auto" picks focused here (a target, all penalty): the message says so and what to pass
+    with pytest.raises(TypeError, match="algorithm='auto' chose 'focused'; pass algorithm='sa'"):
+        qlib.solve(model, target_energy=0, num_sweeps=10)
+    with pytest.raises(TypeError, match="num_threads is an option of backend 'cpu', not of 'gpu'"):
+        qlib.solve(model, backend="gpu", num_threads=1)
+    with pytest.raises(TypeError, match="unknown option 'colour'"):
+        qlib.solve(model, colour="red")
+    with pytest.raises(ValueError, match="no algorithm 'focused'"):
+        qlib.solve(model, backend="exhaustive", algorithm="focused")
+    with pytest.raises(TypeError, match="algorithm"):
+        qlib.solve(model, algorithm=1)
+
+
+def test_types_raise_type_error_and_ranges_value_error():
+    from qlib.solvers.options import FocusedOptions, GPUSAOptions, SAOptions
+
+    model = qlib.cons(qlib.var("tr0") + qlib.var("tr1") == 1)
+    for bad in (dict(num_replicas="2"), dict(num_replicas=True), dict(num_sweeps=2.0), dict(time_limit="1"),
+                dict(target_energy="0"), dict(seed=True), dict(beta_range=1.0), dict(max_rounds=1.5)):
+        with pytest.raises(TypeError, match=next(iter(bad))):
+            qlib.solve(model, algorithm="sa", **bad)
+    for bad in (dict(num_replicas=0), dict(num_sweeps=0), dict(time_limit=0), dict(time_limit=float("inf")),
+                dict(target_energy=float("nan")), dict(seed=-1), dict(beta_range=(2.0, 1.0)), dict(max_rounds=0)):
+        with pytest.raises(ValueError, match=next(iter(bad))):
+            qlib.solve(model, algorithm="sa", **bad)
+    with pytest.raises(TypeError, match="share_cuts"):
+        qlib.solve(model, algorithm="focused", target_energy=0, share_cuts=1)
+    with pytest.raises(ValueError, match="noise"):
+        qlib.solve(model, algorithm="focused", target_energy=0, noise=1.5)
+    with pytest.raises(TypeError, match="lazy_cuts"):
+        qlib.solve(model, algorithm="focused", target_energy=0, lazy_cuts=lambda s, e: (None, []))
+    # the CPU and GPU checks are one: numpy integers count, bools do not
+    assert SAOptions(num_replicas=np.int64(8)).num_replicas == 8
+    assert GPUSAOptions(num_replicas=np.int64(8)).num_replicas == 8
+    for options in (SAOptions, FocusedOptions, GPUSAOptions):
+        with pytest.raises(TypeError, match="num_replicas"):
+            options(num_replicas=True)
+    assert FocusedOptions(noise=None, tabu_tenure=None) == FocusedOptions()
+
+
+def test_the_registry_lists_every_backend_and_its_algorithms():
+    from qlib.solvers import REGISTRY
+
+    assert {name: [a.name for a in b.algorithms] for name, b in REGISTRY.items()} == \
+        {"exhaustive": ["exhaustive"], "cpu": ["sa", "focused"], "gpu": ["sa"]}
+    assert REGISTRY["cpu"].algorithm("sa").option_names == \
+        ("num_replicas", "num_threads", "num_sweeps", "beta_range", "max_rounds")

@@ -109,7 +109,7 @@ def test_every_task_runs_with_its_own_seed(cluster):
     assert c["value"] == random.Random(1).random() != a["value"]
     with pytest.raises(ValueError, match="seed"):
         run_sweep(draw, [dict(tag="no seed")], scheduler="serial")
-    with pytest.raises(ValueError, match="seed"):
+    with pytest.raises(TypeError, match="seed"):
         run_sweep(draw, [dict(seed=True)], scheduler="serial")
 
 

@@ -1,7 +1,7 @@
 """Every verdict of slitherlink.solve is true: stop reasons against two exact references.
 
 The references are the SAT solver (:mod:`qlib.puzzles.slitherlink.exact`) and the
-backtracking counter (:func:`qlib.puzzles.generate.count_solutions`), two
+backtracking counter (:func:`qlib.puzzles.slitherlink.counter.count_solutions`), two
 different methods; they must agree with each other first.  Since the default
 solve runs SAT beside the focused search, the counter is the independent one
 for its verdicts, and every answer is checked by :func:`slitherlink.check`.
@@ -15,9 +15,8 @@ import numpy as np
 import pytest
 
 import qlib
-from qlib.puzzles import generate
 from qlib.puzzles import slitherlink as sl
-from qlib.puzzles.slitherlink import exact
+from qlib.puzzles.slitherlink import exact, generator
 
 SMALL = [(1, 1), (1, 2), (1, 4), (2, 2), (2, 3), (3, 3), (3, 4), (4, 4), (4, 5), (5, 5), (6, 6)]
 MEDIUM = [(7, 7), (8, 8), (7, 13), (10, 10), (12, 12)]
@@ -31,8 +30,8 @@ def _random_clues(rows, cols, rng, density):
 
 def _from_loop(rows, cols, seed, rng, keep):
     """A random loop's clues, a random share kept: at least one answer (often several)."""
-    mask = generate.random_loop(rows, cols, seed)
-    return generate.board_from_mask(mask, rows, cols, keep=rng.random((rows, cols)) < keep)
+    mask = generator.random_loop(rows, cols, seed)
+    return generator.board_from_mask(mask, rows, cols, keep=rng.random((rows, cols)) < keep)
 
 
 def _boards():
@@ -59,7 +58,7 @@ BOARDS = _boards()
 def _reference(board):
     """(has an answer, a mask or None), with the two exact references agreeing."""
     sat = exact.solve_exact(board, time_limit=30)
-    count = generate.count_solutions(board, limit=1, time_limit=30)
+    count = sl.count_solutions(board, limit=1, time_limit=30)
     assert sat.status in ("solved", "unsat") and count.status in ("exact", "limit")
     assert sat.solved == (count.count == 1), f"the exact references disagree on\n{board.to_text()}"
     return sat.solved

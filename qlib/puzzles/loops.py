@@ -21,8 +21,7 @@ from functools import lru_cache
 
 import numpy as np
 
-__all__ = ["Grid", "grid", "DegreeError", "split_loops", "loop_satisfies_clues", "clue_counts",
-           "straight_pairs"]
+__all__ = ["Grid", "grid", "DegreeError", "split_loops", "loop_satisfies_clues", "clue_counts"]
 
 
 class DegreeError(ValueError):
@@ -59,29 +58,37 @@ class Grid:
 
     @property
     def num_h(self) -> int:
+        """Horizontal edges, ``(rows + 1) * cols``: they come first in the flat edge order."""
         return (self.rows + 1) * self.cols
 
     @property
     def num_edges(self) -> int:
+        """Edges in all."""
         return len(self.endpoints)
 
     @property
     def num_points(self) -> int:
+        """Lattice points, ``(rows + 1) * (cols + 1)``."""
         return (self.rows + 1) * (self.cols + 1)
 
     def h_index(self, i: int, j: int) -> int:
+        """Flat number of the horizontal edge ``h[i][j]``."""
         return i * self.cols + j
 
     def v_index(self, i: int, j: int) -> int:
+        """Flat number of the vertical edge ``v[i][j]``."""
         return self.num_h + i * (self.cols + 1) + j
 
     def point(self, i: int, j: int) -> int:
+        """Number of the lattice point ``(i, j)``."""
         return i * (self.cols + 1) + j
 
     def point_ij(self, p: int) -> tuple[int, int]:
+        """``(i, j)`` of lattice point ``p``."""
         return divmod(int(p), self.cols + 1)
 
     def edge_name(self, e: int) -> str:
+        """The edge's variable name, ``h[i][j]`` or ``v[i][j]``."""
         e = int(e)
         if e < self.num_h:
             i, j = divmod(e, self.cols)
@@ -109,6 +116,7 @@ class Grid:
         return self.as_mask(mask)
 
     def as_mask(self, mask) -> np.ndarray:
+        """``mask`` checked to be a 0/1 edge vector of this grid, as uint8."""
         mask = np.asarray(mask)
         if mask.shape != (self.num_edges,):
             raise ValueError(f"an edge mask must have {self.num_edges} entries, got shape {mask.shape}")
@@ -217,7 +225,11 @@ def split_loops(selected, endpoints, *, point_label=None) -> list[np.ndarray]:
 
 
 def clue_counts(mask, cell_edges) -> np.ndarray:
-    """Number of selected edges around every cell, shape (R*C,)."""
+    """Number of selected edges around every cell, shape (R*C,): the clues an edge mask gives.
+
+    The one clue count of the package: the clue check here and the generator's
+    boards (:func:`qlib.puzzles.slitherlink.board_from_mask`) both use it.
+    """
     mask = np.asarray(mask, dtype=np.int64)
     return mask[np.asarray(cell_edges)].sum(axis=1)
 
@@ -243,12 +255,3 @@ def loop_satisfies_clues(board, loop) -> bool:
         if n is not None and counts[k] != n:
             return False
     return True
-
-
-def straight_pairs(mask, pairs) -> int:
-    """Number of straight pairs (both edges selected) among ``pairs`` (S, 2)."""
-    mask = np.asarray(mask, dtype=np.int64)
-    pairs = np.asarray(pairs)
-    if not len(pairs):
-        return 0
-    return int((mask[pairs[:, 0]] & mask[pairs[:, 1]]).sum())

@@ -11,12 +11,14 @@ index), so results depend only on the seed, not on how the sweeps were chunked.
 :func:`anneal_replica` is the whole per-replica search.  The CPU backend calls
 it from a ``prange`` loop (:func:`anneal_round`); the GPU backend calls the same
 function from a CUDA kernel, one thread per replica (:mod:`qlib.solvers.gpu`).
-It allocates nothing: per-replica scratch comes in as rows of 2-D arrays.
+It allocates nothing: per-replica state and scratch come in as rows of the
+2-D arrays of an :class:`AnnealArrays`.
 """
 
 from __future__ import annotations
 
 import math
+from typing import NamedTuple
 
 import numpy as np
 from numba import njit, prange
@@ -24,20 +26,35 @@ from numba import njit, prange
 from .kernel import apply_flip, flip_delta, init_state, rng_uniform
 
 
+class AnnealArrays(NamedTuple):
+    """Every replica's annealing state, one row (or entry) per replica; the kernels write into it."""
+
+    states: np.ndarray         # uint8 (P, N): the current assignments
+    rng: np.ndarray            # uint64 (P, 8): each replica's generator state in column 0 (a cache line each)
+    false_count: np.ndarray    # int32 (P, T): false literals per term
+    lhs: np.ndarray            # float64 (P, R): each row's left-hand side
+    row_delta: np.ndarray      # float64 (P, R): zeroed scratch of :func:`~qlib.solvers.kernel.flip_delta`
+    energies: np.ndarray       # float64 (P,): current energies (without the offset)
+    best_states: np.ndarray    # uint8 (P, N): each replica's best state so far
+    best_energies: np.ndarray  # float64 (P,)
+    flips: np.ndarray          # int64 (P,): accepted flips
+    hit: np.ndarray            # int64 (P,): when the target was reached (see the module docstring)
+
+
 @njit(cache=True)
-def anneal_replica(rep, m, states, betas, lo, hi, rng, target, FC, LHS, SCRATCH, energies, best_states,
-                   best_energies, flips, hit):
-    """Sweeps ``lo`` to ``hi`` of replica ``rep``'s annealing run (``lo == 0`` starts it from ``states[rep]``);
+def anneal_replica(rep, m, a, betas, lo, hi, target):
+    """Sweeps ``lo`` to ``hi`` of replica ``rep``'s annealing run (``lo == 0`` starts it from ``a.states[rep]``);
     ``betas[k]`` is the inverse temperature of sweep ``lo + k``.
 
-    The run's state persists in the arrays between calls, so the driver can
-    read the clock between chunks of sweeps.
+    The run's state persists in the arrays ``a`` (:class:`AnnealArrays`) between
+    calls, so the driver can read the clock between chunks of sweeps.
     """
-    x = states[rep]
-    fc = FC[rep]
-    lhs = LHS[rep]
-    scratch = SCRATCH[rep]
-    rg = rng[rep]
+    energies, best_states, best_energies, hit = a.energies, a.best_states, a.best_energies, a.hit
+    x = a.states[rep]
+    fc = a.false_count[rep]
+    lhs = a.lhs[rep]
+    scratch = a.row_delta[rep]
+    rg = a.rng[rep]
     n = x.shape[0]
     if lo == 0:
         for r in range(scratch.shape[0]):
@@ -78,17 +95,15 @@ def anneal_replica(rep, m, states, betas, lo, hi, rng, target, FC, LHS, SCRATCH,
             best_states[rep, i] = x[i]
     energies[rep] = energy
     best_energies[rep] = best
-    flips[rep] += count
+    a.flips[rep] += count
     hit[rep] = when
 
 
 @njit(cache=True, parallel=True)
-def anneal_round(m, states, betas, lo, hi, rng, target, FC, LHS, SCRATCH, energies, best_states, best_energies,
-                 flips, hit):
+def anneal_round(m, a, betas, lo, hi, target):
     """Sweeps ``lo`` to ``hi`` of every replica's annealing run, in parallel on the CPU cores."""
-    for rep in prange(states.shape[0]):
-        anneal_replica(rep, m, states, betas, lo, hi, rng, target, FC, LHS, SCRATCH, energies, best_states,
-                       best_energies, flips, hit)
+    for rep in prange(a.states.shape[0]):
+        anneal_replica(rep, m, a, betas, lo, hi, target)
 
 
 @njit(cache=True)

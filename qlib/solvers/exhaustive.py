@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import time
 from dataclasses import dataclass
+from typing import NamedTuple
 
 import numpy as np
 from numba import njit
@@ -27,14 +28,28 @@ _FIRST_CHUNK = 1 << 10
 _MAX_CHUNK = 1 << 22
 
 
-@njit(cache=True)
-def _enumerate_chunk(start, stop, x, fc, lhs, scratch, m, tol, best, count, ground):
-    """Gray-code steps ``start .. stop-1`` from state ``x`` (the state after step ``start-1``).
+class Walk(NamedTuple):
+    """The enumeration's state between chunks: the current state ``x`` with its term counts,
+    row values and zeroed scratch, and the best energy, its count and the ground states so far."""
 
-    Step ``i`` flips the lowest set bit of ``i``.  ``best[0]`` / ``count[0]`` (the
-    minimum energy without the offset, and how many states reach it) and
-    ``ground`` (the first of them) carry over from call to call.
+    x: np.ndarray             # uint8 (N,)
+    false_count: np.ndarray   # int32 (T,)
+    lhs: np.ndarray           # float64 (R,)
+    row_delta: np.ndarray     # float64 (R,), zeroed scratch
+    best: np.ndarray          # float64 (1,): the minimum energy without the offset
+    count: np.ndarray         # int64 (1,): how many states reach it
+    ground: np.ndarray        # uint8 (keep, N): the first of them
+
+
+@njit(cache=True)
+def _enumerate_chunk(start, stop, w, m, tol):
+    """Gray-code steps ``start .. stop-1`` from state ``w.x`` (the state after step ``start-1``).
+
+    Step ``i`` flips the lowest set bit of ``i``.  ``w.best[0]`` / ``w.count[0]``
+    (the minimum energy without the offset, and how many states reach it) and
+    ``w.ground`` (the first of them) carry over from call to call.
     """
+    x, fc, lhs, scratch, best, count, ground = w
     keep = ground.shape[0]
     num_vars = x.shape[0]
     energy = init_state(x, fc, lhs, m)
@@ -98,6 +113,7 @@ def search(compiled, max_vars: int = MAX_VARS, keep: int = 16, time_limit: float
     ground = np.zeros((keep, n), dtype=np.uint8)
     best = np.array([init_state(x, fc, lhs, m)])
     count = np.ones(1, dtype=np.int64)
+    walk = Walk(x, fc, lhs, scratch, best, count, ground)
     total = 1 << n
     deadline = None if time_limit is None else start_clock + float(time_limit)
     step, chunk = 1, _FIRST_CHUNK
@@ -106,7 +122,7 @@ def search(compiled, max_vars: int = MAX_VARS, keep: int = 16, time_limit: float
         if deadline is not None and now >= deadline:
             break
         stop = min(total, step + chunk)
-        _enumerate_chunk(step, stop, x, fc, lhs, scratch, m, tol, best, count, ground)
+        _enumerate_chunk(step, stop, walk, m, tol)
         elapsed = time.perf_counter() - now
         done, step = stop - step, stop
         # size the next chunk to last about CHUNK_SECONDS, and not much past the deadline
@@ -121,7 +137,11 @@ def search(compiled, max_vars: int = MAX_VARS, keep: int = 16, time_limit: float
                        total=total, complete=step >= total)
 
 
-def enumerate_minimum(compiled, max_vars: int = MAX_VARS, keep: int = 16):
-    """(minimum energy, number of minimum states, up to ``keep`` of them), visiting every state."""
-    found = search(compiled, max_vars=max_vars, keep=keep)
-    return found.energy, found.count, found.ground
+def run_exhaustive(compiled, options, common):
+    """The exhaustive backend (:class:`~qlib.solvers.options.ExhaustiveOptions`): every state in
+    Gray-code order; ``common.time_limit`` stops it early with the best state so far
+    (``stop_reason="time_limit"``; ``num_ground_states`` then counts the states visited)."""
+    found = search(compiled, max_vars=options.max_vars, time_limit=common.time_limit)
+    info = dict(backend="exhaustive", num_ground_states=found.count, ground_states=found.ground,
+                flips=found.steps, stop_reason="complete" if found.complete else "time_limit")
+    return found.ground[0], info

@@ -7,6 +7,9 @@ replicas of the same search at once.  Arrays live
 in CuPy when it is installed (any ``cupy-cuda12x`` / ``cupy-cuda13x`` wheel),
 otherwise in numba device arrays.
 
+The kernel takes the model's arrays and the replicas' arrays as two named
+tuples (:class:`~qlib.compile.KernelArrays`, :class:`~qlib.solvers.anneal.AnnealArrays`).
+
 Without a GPU the same kernel runs under numba's CUDA simulator when
 ``NUMBA_ENABLE_CUDASIM=1`` is set before qlib is imported; the tests use that to
 exercise this code path on the CPU.  ``info["device"]`` says which one ran.
@@ -18,6 +21,12 @@ from __future__ import annotations
 import os
 
 import numpy as np
+
+from .sa import run_sa
+from .seeding import initial_states, seed_sequence
+
+__all__ = ["device_kind", "is_available", "device_name", "gpu_round", "run_sa_gpu"]
+
 
 def device_kind() -> str | None:
     """"cuda" with a usable device, "simulator" under NUMBA_ENABLE_CUDASIM=1, else None."""
@@ -39,6 +48,7 @@ def is_available() -> bool:
 
 
 def device_name() -> str:
+    """The CUDA device's name, "numba CUDA simulator", or "none"."""
     kind = device_kind()
     if kind == "cuda":
         from numba import cuda
@@ -55,63 +65,51 @@ def _kernel():
 
 
 def _to_device(array):
+    """``array`` on the device, as a numba device array (held by CuPy when CuPy is installed), so
+    that named tuples of them type as kernel arguments."""
+    from numba import cuda
+
     try:
         import cupy
-
-        return cupy.asarray(array)
     except ImportError:
-        from numba import cuda
-
         return cuda.to_device(array)
+    return cuda.as_cuda_array(cupy.asarray(array))
 
 
-def _to_host(array) -> np.ndarray:
-    if hasattr(array, "get"):
-        return array.get()
-    return array.copy_to_host()
+def gpu_round(m, a, betas, lo, hi, target, threads_per_block=128):
+    """Sweeps ``lo`` to ``hi`` on the device; the same signature as the CPU
+    :func:`~qlib.solvers.anneal.anneal_round` (``threads_per_block`` aside).
 
-
-def gpu_round(m, states, betas, lo, hi, rng, target, FC, LHS, SCRATCH, energies, best_states, best_energies,
-              flips, hit, threads_per_block=128):
-    """Sweeps ``lo`` to ``hi`` on the device; same signature as the CPU ``anneal_round``.
-
-    The arrays the kernel writes are copied back by name, so the host keeps the
-    run's state between chunks of sweeps.
+    The arrays of ``a`` (:class:`~qlib.solvers.anneal.AnnealArrays`), which the
+    kernel writes, are copied back, so the host keeps the run's state between
+    chunks of sweeps.  Under the simulator the kernel works on the host arrays.
     """
     kernel = _kernel()
-    written = dict(states=states, rng=rng, FC=FC, LHS=LHS, SCRATCH=SCRATCH, energies=energies,
-                   best_states=best_states, best_energies=best_energies, flips=flips, hit=hit)
-    simulated = device_kind() == "simulator"
-    move = (lambda a: a) if simulated else _to_device
-    dev_m = tuple(move(a) for a in m)
-    dev = {name: move(a) for name, a in written.items()}
-    blocks = (states.shape[0] + threads_per_block - 1) // threads_per_block
-    with np.errstate(over="ignore"):  # the simulator runs the generator's wrapping uint64 product in NumPy
-        kernel[blocks, threads_per_block](*dev_m, dev["states"], move(betas), lo, hi, dev["rng"], target, dev["FC"],
-                                          dev["LHS"], dev["SCRATCH"], dev["energies"], dev["best_states"],
-                                          dev["best_energies"], dev["flips"], dev["hit"])
-    if not simulated:
-        for name, host in written.items():
-            host[...] = _to_host(dev[name])
+    blocks = (a.states.shape[0] + threads_per_block - 1) // threads_per_block
+    if device_kind() == "simulator":
+        with np.errstate(over="ignore"):  # the simulator runs the generator's wrapping uint64 product in NumPy
+            kernel[blocks, threads_per_block](m, a, betas, lo, hi, target)
+        return
+    dev_m = type(m)(*(_to_device(x) for x in m))
+    dev_a = type(a)(*(_to_device(x) for x in a))
+    kernel[blocks, threads_per_block](dev_m, dev_a, _to_device(betas), lo, hi, target)
+    for host, dev in zip(a, dev_a):
+        host[...] = dev.copy_to_host()
 
 
-def solve_gpu(compiled, *, seed, time_limit, target_energy, initial_state, num_replicas=1024,
-              num_sweeps=1000, beta_range=None, max_rounds=None):
-    """Simulated annealing with ``num_replicas`` replicas, one per CUDA thread."""
+def run_sa_gpu(compiled, options, common):
+    """Simulated annealing (:class:`~qlib.solvers.options.GPUSAOptions`) with ``num_replicas``
+    replicas, one per CUDA thread."""
     kind = device_kind()
     if kind is None:
         raise RuntimeError(
             "backend='gpu' needs an NVIDIA GPU with a working CUDA driver and numba's CUDA support "
             "(pip install 'qlib[gpu]'); none is usable here. Use backend='cpu', or 'auto' to choose."
         )
-    from .api import _initial_states, _seed_sequence, run_sa
-
-    if not isinstance(num_replicas, int) or num_replicas < 1:
-        raise ValueError(f"num_replicas must be a positive integer, got {num_replicas!r}")
-    rng = _seed_sequence(seed, num_replicas + 1)
-    states = _initial_states(compiled, initial_state, num_replicas, rng[-1:])
-    target = -np.inf if target_energy is None else float(target_energy) - compiled.offset
-    state, info = run_sa(compiled, rng, states, target, time_limit, num_sweeps=num_sweeps,
-                         beta_range=beta_range, max_rounds=max_rounds, round_function=gpu_round)
+    rng = seed_sequence(common.seed, options.num_replicas + 1)
+    states = initial_states(compiled, common.initial_state, options.num_replicas, rng[-1])
+    target = -np.inf if common.target_energy is None else common.target_energy - compiled.offset
+    state, info = run_sa(compiled, rng, states, target, common.time_limit, num_sweeps=options.num_sweeps,
+                         beta_range=options.beta_range, max_rounds=options.max_rounds, round_function=gpu_round)
     info.update(backend="gpu", device=device_name())
     return state, info

@@ -37,16 +37,9 @@ anneal_replica_device = _DEVICE["anneal_replica"]
 
 
 @cuda.jit
-def anneal_kernel(term_ptr, term_vars, term_negs, term_coef, term_row,
-                  var_term_ptr, var_terms, var_term_negs, var_row_ptr, var_rows,
-                  row_const, row_weight, row_iv_ptr, row_iv_lo, row_iv_hi,
-                  states, betas, lo, hi, rng, target, FC, LHS, SCRATCH, energies, best_states, best_energies,
-                  flips, hit):
-    """One replica per thread: ``anneal_replica`` on replica ``cuda.grid(1)``."""
+def anneal_kernel(m, a, betas, lo, hi, target):
+    """One replica per thread: ``anneal_replica`` on replica ``cuda.grid(1)`` (``m``: the
+    model's :class:`~qlib.compile.KernelArrays`, ``a``: the :class:`~qlib.solvers.anneal.AnnealArrays`)."""
     rep = cuda.grid(1)
-    if rep < states.shape[0]:
-        m = (term_ptr, term_vars, term_negs, term_coef, term_row,
-             var_term_ptr, var_terms, var_term_negs, var_row_ptr, var_rows,
-             row_const, row_weight, row_iv_ptr, row_iv_lo, row_iv_hi)
-        anneal_replica_device(rep, m, states, betas, lo, hi, rng, target, FC, LHS, SCRATCH, energies,
-                              best_states, best_energies, flips, hit)
+    if rep < a.states.shape[0]:
+        anneal_replica_device(rep, m, a, betas, lo, hi, target)

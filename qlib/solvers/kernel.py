@@ -29,11 +29,13 @@ def rng_next(rng, i):
 
 @njit(cache=True, inline="always")
 def rng_uniform(rng, i):
+    """A uniform float in [0, 1) from ``rng[i]`` (53 bits)."""
     return float(rng_next(rng, i) >> U64(11)) * (1.0 / 9007199254740992.0)
 
 
 @njit(cache=True, inline="always")
 def rng_below(rng, i, n):
+    """A uniform int in [0, n) from ``rng[i]``."""
     return int((rng_next(rng, i) >> U64(33)) % U64(n))
 
 

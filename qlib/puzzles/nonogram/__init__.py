@@ -25,9 +25,9 @@ exactly one zero-energy state.
 then hands the cells still open to this model's search and to a complete
 backtracking search in turns (see :mod:`.solver`).
 
-The modules: :mod:`.puzzle` (the :class:`Nonogram` type, line arithmetic,
-:func:`check`), :mod:`.parsing` (the ``.non`` format and Python clues),
-:mod:`.sgt` (sgt-puzzles game IDs), :mod:`.model` (the domain-wall model),
+The modules: :mod:`.puzzle` (the :class:`Nonogram` type, line arithmetic),
+:mod:`.rules` (:func:`check`), :mod:`.parsing` (reading and writing the
+``.non`` format, game IDs and Python clues), :mod:`.sgt` (reading sgt-puzzles game IDs), :mod:`.model` (the domain-wall model),
 :mod:`.lines` (the numba line solver, propagation, probing, backtracking),
 :mod:`.engine` (running those kernels against the clock), :mod:`.count`
 (:func:`count_solutions`), :mod:`.solver` (:func:`solve`) and :mod:`.display`.
@@ -42,16 +42,16 @@ from .count import count_solutions
 from .display import draw, render_text
 from .model import (FORMS, NonogramModel, build_model, col_colour, decode, encode, known_cells, line_colour,
                     line_penalty, row_colour)
-from .parsing import _decode, _read_bytes, parse, parse_text, to_non, write  # noqa: F401 - _decode: the CLI's
-from .puzzle import (BLACK, METADATA_KEYS, WHITE, Nonogram, NonogramError, NonogramFileNotFoundError,
-                     _as_strings, _clue_text, _normalise_grid, blocks_of, check, is_solution, line_slack,
-                     packed_starts)
-from .sgt import parse_sgt, to_sgt
+from .parsing import parse, parse_bytes, parse_text, to_non, to_sgt, write
+from .puzzle import (BLACK, METADATA_KEYS, WHITE, Nonogram, NonogramError, NonogramFileNotFoundError, blocks_of,
+                     line_slack, packed_starts)
+from .rules import check, is_solution
+from .sgt import parse_sgt
 from .solver import FIRST_STEPS, FIRST_WORK, METHODS, STOP_REASONS, NonogramResult, solve, warmup
 
 __all__ = [
     "Nonogram", "NonogramError", "NonogramFileNotFoundError", "NonogramModel", "NonogramResult",
-    "parse", "parse_text", "parse_sgt", "to_non", "to_sgt", "write", "count_solutions", "METADATA_KEYS",
+    "parse", "parse_text", "parse_bytes", "parse_sgt", "to_non", "to_sgt", "write", "count_solutions", "METADATA_KEYS",
     "build_model", "solve", "warmup", "decode", "encode", "check", "is_solution",
     "render_text", "draw", "row_colour", "col_colour", "line_slack", "packed_starts",
     "blocks_of", "known_cells", "FORMS", "METHODS", "STOP_REASONS",

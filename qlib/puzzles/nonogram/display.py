@@ -3,12 +3,12 @@
 from __future__ import annotations
 
 from .parsing import parse
-from .puzzle import _as_strings, _normalise_grid
+from .puzzle import as_strings, normalise_grid
 
 
 def render_text(grid) -> str:
     """The grid as lines of '#' (black) and '.' (white)."""
-    return "\n".join(_as_strings(_normalise_grid(grid)))
+    return "\n".join(as_strings(normalise_grid(grid)))
 
 
 def draw(puzzle, grid=None, ax=None):
@@ -29,7 +29,7 @@ def draw(puzzle, grid=None, ax=None):
         fig, ax = plt.subplots(figsize=(scale * (width + left) + 0.4, scale * (height + top) + 0.4))
         fig.subplots_adjust(left=0.02, right=0.98, bottom=0.02, top=0.98 if not puzzle.title else 0.92)
     if grid is not None:
-        cells = _normalise_grid(grid)
+        cells = normalise_grid(grid)
         for i, row in enumerate(cells):
             for j, black in enumerate(row):
                 if black:

@@ -40,6 +40,7 @@ class Engine:
 
     @property
     def undecided(self) -> int:
+        """How many cells are still undecided."""
         return int(self.work.stat[lines.UNKNOWN])
 
     def cells(self) -> np.ndarray:

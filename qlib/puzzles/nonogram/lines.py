@@ -24,8 +24,7 @@ Line ``l`` is row ``l`` for ``l < height`` and column ``l - height`` after that.
   state lives in :class:`Work`, so a caller runs it in budgets of *work* (line
   solves, deterministic) and reads the clock between them.
 
-Clues are checked and flattened in Python (:func:`flatten`) before any kernel
-sees them; the kernels trust their input.
+Clues are checked and flattened in Python (:func:`flatten`) first; the kernels trust their input.
 """
 
 from __future__ import annotations
@@ -339,6 +338,7 @@ def _propagate(c, wk, budget):
 
 @njit(cache=True)
 def propagate(c, wk, budget):
+    """:func:`_propagate`, as the engine calls it: OK, CONTRADICTION or PAUSED at ``budget``."""
     return _propagate(c, wk, budget)
 
 

@@ -15,7 +15,7 @@ import numpy as np
 import qlib
 
 from .parsing import parse
-from .puzzle import BLACK, WHITE, Nonogram, _clue_text, _normalise_grid, line_slack, packed_starts
+from .puzzle import BLACK, WHITE, Nonogram, clue_text, normalise_grid, line_slack, packed_starts
 
 FORMS = ("cons", "qubo")
 
@@ -41,10 +41,12 @@ class NonogramModel:
 
     @property
     def var_count(self) -> int:
+        """Variables of the model."""
         return self.model.var_count
 
     @property
     def term_count(self) -> int:
+        """Non-constant terms of the model."""
         return self.model.term_count
 
 
@@ -234,8 +236,8 @@ def _line_shifts(cells, clue, kind, index) -> list[int]:
         else:
             position += 1
     if tuple(runs) != tuple(clue):
-        raise ValueError(f"{kind} {index}: blocks {_clue_text(runs)} do not match "
-                         f"the clue {_clue_text(clue)}")
+        raise ValueError(f"{kind} {index}: blocks {clue_text(runs)} do not match "
+                         f"the clue {clue_text(clue)}")
     return [s - e for s, e in zip(starts, packed_starts(clue))]
 
 
@@ -245,7 +247,7 @@ def encode(nm: NonogramModel, grid) -> dict[str, int]:
 
     Useful as ``initial_state`` and to check that a known answer has energy 0.
     """
-    cells = _normalise_grid(grid)
+    cells = normalise_grid(grid)
     puzzle = nm.puzzle
     if len(cells) != puzzle.height or any(len(r) != puzzle.width for r in cells):
         raise ValueError(f"the grid must be {puzzle.height} rows of {puzzle.width} cells")

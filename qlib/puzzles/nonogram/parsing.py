@@ -14,7 +14,7 @@ import numpy as np
 from ..sourcefile import decode_utf8, read_bytes
 from . import sgt
 from .puzzle import (BLACK, METADATA_KEYS, WHITE, Nonogram, NonogramError, NonogramFileNotFoundError,
-                     _as_strings, _clue_text, _normalise_grid)
+                     as_strings, clue_text, normalise_grid)
 
 
 # -- parsing -------------------------------------------------------------------
@@ -76,7 +76,7 @@ def parse(source) -> Nonogram:
         goal = source.get("goal")
         if goal is not None:
             try:
-                goal = _as_strings(_normalise_grid(goal))
+                goal = as_strings(normalise_grid(goal))
             except (TypeError, ValueError) as err:
                 raise NonogramError(f"<clues>: goal: {err}") from None
             if len(goal) != puzzle.height or any(len(row) != puzzle.width for row in goal):
@@ -108,6 +108,11 @@ def _read_bytes(path) -> bytes:
 
 def _decode(data: bytes, name: str) -> str:
     return decode_utf8(data, name, error=NonogramError)
+
+
+def parse_bytes(data: bytes, name: str = "<bytes>") -> Nonogram:
+    """Read a puzzle from the bytes of a file (UTF-8; a byte that is not is reported by line and column)."""
+    return parse_text(_decode(data, name), name)
 
 
 def _parse_file(path) -> Nonogram:
@@ -261,7 +266,7 @@ def _normalise_clue(numbers, fail, offsets=None) -> tuple[int, ...]:
 def _check_fits(clue, length: int, kind: str, fail):
     needed = sum(clue) + max(len(clue) - 1, 0)
     if needed > length:
-        fail(f"the clue {_clue_text(clue)} needs {needed} cells (blocks plus one gap between each), "
+        fail(f"the clue {clue_text(clue)} needs {needed} cells (blocks plus one gap between each), "
              f"but a {kind} has only {length}")
 
 
@@ -337,9 +342,9 @@ def to_non(puzzle) -> str:
     for key in ("by", "copyright", "license"):
         quoted(key, puzzle.metadata.get(key))
     lines += [f"width {puzzle.width}", f"height {puzzle.height}", "", "rows"]
-    lines += [_clue_text(clue) for clue in puzzle.rows]
+    lines += [clue_text(clue) for clue in puzzle.rows]
     lines += ["", "columns"]
-    lines += [_clue_text(clue) for clue in puzzle.columns]
+    lines += [clue_text(clue) for clue in puzzle.columns]
     if puzzle.goal is not None:
         bits = "".join("1" if c == BLACK else "0" for row in puzzle.goal for c in row)
         lines += ["", f'goal "{bits}"']
@@ -352,3 +357,11 @@ def write(puzzle, path) -> Path:
     path.write_text(to_non(puzzle), encoding="utf-8")
     return path
 
+
+def to_sgt(puzzle) -> str:
+    """The puzzle as a game ID, ``WxH:`` then the columns' and the rows' clues, which
+    ``sgt-pattern`` and :func:`~.parsing.parse_text` read back.  A game ID has no
+    title, metadata or goal: those are not written."""
+    puzzle = parse(puzzle)
+    clues = "/".join(".".join(map(str, clue)) for clue in puzzle.columns + puzzle.rows)
+    return f"{puzzle.width}x{puzzle.height}:{clues}"

@@ -39,26 +39,32 @@ class Nonogram:
 
     @property
     def height(self) -> int:
+        """Rows of the grid."""
         return len(self.rows)
 
     @property
     def width(self) -> int:
+        """Columns of the grid."""
         return len(self.columns)
 
     @property
     def catalogue(self) -> str | None:
+        """The ``catalogue`` metadata field, or None."""
         return self.metadata.get("catalogue")
 
     @property
     def by(self) -> str | None:
+        """The ``by`` metadata field (the author), or None."""
         return self.metadata.get("by")
 
     @property
     def copyright(self) -> str | None:
+        """The ``copyright`` metadata field, or None."""
         return self.metadata.get("copyright")
 
     @property
     def license(self) -> str | None:
+        """The ``license`` metadata field, or None."""
         return self.metadata.get("license")
 
     def __repr__(self):
@@ -97,12 +103,14 @@ def blocks_of(cells: Sequence[bool]) -> tuple[int, ...]:
     return tuple(runs)
 
 
-def _clue_text(clue) -> str:
+def clue_text(clue) -> str:
+    """A clue as the ``.non`` format writes it: ``3,1`` (``0`` for an empty line)."""
     return ",".join(map(str, clue)) if clue else "0"
 
 
 # -- grids -----------------------------------------------------------------------
-def _normalise_grid(grid) -> list[list[bool]]:
+def normalise_grid(grid) -> list[list[bool]]:
+    """A grid (strings of '#'/'.', or rows of 0/1 or bools) as rows of bools."""
     if isinstance(grid, str):
         grid = grid.split()
     rows = []
@@ -117,31 +125,6 @@ def _normalise_grid(grid) -> list[list[bool]]:
     return rows
 
 
-def _as_strings(cells) -> tuple[str, ...]:
+def as_strings(cells) -> tuple[str, ...]:
+    """Rows of bools as strings of '#' (black) and '.' (white)."""
     return tuple("".join(BLACK if c else WHITE for c in row) for row in cells)
-
-
-def check(puzzle, grid) -> list[str]:
-    """Every way ``grid`` breaks the clues, as messages; an empty list means it is a solution."""
-    from .parsing import parse
-
-    puzzle = parse(puzzle)
-    cells = _normalise_grid(grid)
-    if len(cells) != puzzle.height or any(len(r) != puzzle.width for r in cells):
-        shape = f"{len(cells)} rows of {sorted({len(r) for r in cells})} cells"
-        return [f"the grid must be {puzzle.height} rows of {puzzle.width} cells, got {shape}"]
-    problems = []
-    for i, clue in enumerate(puzzle.rows):
-        found = blocks_of(cells[i])
-        if found != clue:
-            problems.append(f"row {i}: blocks {_clue_text(found)} but the clue is {_clue_text(clue)}")
-    for j, clue in enumerate(puzzle.columns):
-        found = blocks_of([row[j] for row in cells])
-        if found != clue:
-            problems.append(f"column {j}: blocks {_clue_text(found)} but the clue is {_clue_text(clue)}")
-    return problems
-
-
-def is_solution(puzzle, grid) -> bool:
-    """True iff ``grid`` satisfies every row and column clue."""
-    return not check(puzzle, grid)

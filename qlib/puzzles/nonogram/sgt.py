@@ -138,14 +138,3 @@ def _fits(clue, length: int, what: str, fail):
     if needed > length:
         fail(f"{what}'s clue {'.'.join(map(str, clue))} needs {needed} cells (blocks plus one gap between "
              f"each), but the line has only {length}")
-
-
-def to_sgt(puzzle) -> str:
-    """The puzzle as a game ID, ``WxH:`` then the columns' and the rows' clues, which
-    ``sgt-pattern`` and :func:`~.parsing.parse_text` read back.  A game ID has no
-    title, metadata or goal: those are not written."""
-    from .parsing import parse
-
-    puzzle = parse(puzzle)
-    clues = "/".join(".".join(map(str, clue)) for clue in puzzle.columns + puzzle.rows)
-    return f"{puzzle.width}x{puzzle.height}:{clues}"

@@ -41,6 +41,7 @@ import numpy as np
 
 import qlib
 
+from ..result import PuzzleResult
 from . import lines
 from .count import count_from
 from .display import render_text
@@ -48,7 +49,8 @@ from .engine import TIME_UP, Engine
 from .engine import warmup as _warm_engine
 from .model import FORMS, build_model, decode, encode
 from .parsing import parse
-from .puzzle import Nonogram, is_solution
+from .puzzle import Nonogram
+from .rules import is_solution
 
 METHODS = ("auto", "search")
 #: Line solves of backtracking in the first round of ``method="auto"``; doubled every round.
@@ -64,8 +66,8 @@ STOP_REASONS = ("answer", "time_limit", "no_answer", "interrupted", "max_steps",
 _BUDGET_OPTIONS = ("max_steps", "max_rounds")
 
 
-@dataclass
-class NonogramResult:
+@dataclass(kw_only=True)
+class NonogramResult(PuzzleResult):
     """What :func:`solve` found.
 
     ``status`` is "solved" (``grid`` passes :func:`check`), "unsolved" or
@@ -95,21 +97,12 @@ class NonogramResult:
     another answer) or None (not known).
     """
 
-    status: str
     grid: tuple[str, ...] | None
-    seconds: float
-    backend: str
-    seed: int | None
-    var_count: int
-    term_count: int
     energy: float | None
-    unique: bool | None = None
     second_answer: tuple[str, ...] | None = None
     stop_reason: str = "answer"
-    found_by: str | None = None
     method: str = "auto"
     form: str = "cons"
-    timings: dict = field(default_factory=dict)
     decided: float | None = None
     rounds: int = 0
     work: int = 0
@@ -120,11 +113,8 @@ class NonogramResult:
     _make_solution: Callable | None = field(default=None, repr=False)
 
     @property
-    def solved(self) -> bool:
-        return self.status == "solved"
-
-    @property
     def solution(self):
+        """The answer as a qlib solution of the domain-wall model (built on first use), or None."""
         if self._solution is None and self._make_solution is not None:
             self._solution, self._make_solution = self._make_solution(), None
         return self._solution

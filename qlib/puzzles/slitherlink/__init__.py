@@ -25,8 +25,11 @@ loop met is accepted or forbidden at once (:mod:`.separation`).
 Modules: :mod:`.board` (the board and its formats), :mod:`.formulation`
 (models, and one :class:`~.formulation.Formulation` object per form),
 :mod:`.presolve`, :mod:`.separation` (lazy loop cuts), :mod:`.solve` (the
-methods and ``check``), :mod:`.exact` (the SAT reference solver) and
-:mod:`.display`.
+methods and ``check``), :mod:`.exact` (the SAT reference solver),
+:mod:`.counter` (the exact backtracking counter, :func:`count_solutions`, with
+its numba kernels in :mod:`.propagation`), :mod:`.generator` (boards with a
+proved unique answer, :func:`generate`), :mod:`.bonus` (the straight-edge bonus
+QUBO and its exact check) and :mod:`.display`.
 
 The verbs match the other puzzle modules: :func:`parse`, :func:`build_model`,
 :func:`solve`, :func:`decode`, :func:`check`, :func:`render_text`, :func:`draw`.
@@ -35,19 +38,24 @@ Edges also have a flat index (all ``h`` row-major, then all ``v``); see
 """
 
 from ..loops import loop_satisfies_clues, split_loops
-from .board import CLUE_CHARS, Board, SlitherlinkError, SlitherlinkFileNotFoundError, parse, parse_text, parse_url
+from .board import (CLUE_CHARS, Board, SlitherlinkError, SlitherlinkFileNotFoundError, parse, parse_bytes,
+                    parse_loopy, parse_text, parse_url)
 from .display import cell_edges_mask, draw, draw_cells, render_text
-from .formulation import (FORMS, SOLVE_FORMS, SlitherlinkModel, build_model, decode, forbid_loop,
-                          model_sizes)
-from .formulation import FORMULATIONS
+from .formulation import FORMS, FORMULATIONS, SOLVE_FORMS, decode, forbid_loop
+from .model import SlitherlinkModel, build_model, model_sizes
 from .presolve import presolve
 from .solve import METHODS, SlitherlinkResult, check, is_solution, loop_cuts, solve, warmup
 from .sweep import sweep_task
+from .counter import BacktrackSearch, SolutionCount, count_solutions
+from .generator import SHIPPED, UnverifiedBoardError, board_from_mask, generate, generate_dense, random_loop
+from . import bonus, counter, generator
 
 __all__ = [
     "Board", "SlitherlinkError", "SlitherlinkModel", "SlitherlinkResult", "METHODS", "FORMS", "SOLVE_FORMS",
     "parse", "build_model", "model_sizes", "forbid_loop", "solve", "decode", "check",
     "is_solution", "render_text", "draw", "split_loops", "loop_satisfies_clues", "loop_cuts",
-    "parse_text", "parse_url", "SlitherlinkFileNotFoundError", "CLUE_CHARS", "FORMULATIONS", "presolve", "warmup",
+    "parse_text", "parse_url", "parse_loopy", "parse_bytes", "SlitherlinkFileNotFoundError", "CLUE_CHARS", "FORMULATIONS", "presolve", "warmup",
     "sweep_task", "cell_edges_mask", "draw_cells",
+    "count_solutions", "SolutionCount", "BacktrackSearch", "generate", "generate_dense", "random_loop",
+    "board_from_mask", "UnverifiedBoardError", "SHIPPED", "bonus", "counter", "generator",
 ]

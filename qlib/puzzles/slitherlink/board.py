@@ -19,6 +19,9 @@ from dataclasses import dataclass
 
 from ..loops import Grid, grid
 from ..sourcefile import decode_utf8, read_bytes
+from . import loopy
+from . import syntax
+from .syntax import FOUR, MAX_SIDE, SPACE, SlitherlinkError, SlitherlinkFileNotFoundError
 
 CLUE_CHARS = ".0123"
 
@@ -26,14 +29,6 @@ CLUE_CHARS = ".0123"
 # -----------------------------------------------------------------------------
 # Boards and parsing
 # -----------------------------------------------------------------------------
-class SlitherlinkError(ValueError):
-    """A puzzle text that cannot be read; the message names the place and what was expected."""
-
-
-class SlitherlinkFileNotFoundError(SlitherlinkError, FileNotFoundError):
-    """No file at the path given: a :class:`SlitherlinkError` that is also a :class:`FileNotFoundError`."""
-
-
 @dataclass(frozen=True)
 class Board:
     """A Slitherlink board: ``clues[i][j]`` is 0-3 or None (no clue)."""
@@ -56,10 +51,12 @@ class Board:
 
     @property
     def rows(self) -> int:
+        """Rows of cells."""
         return len(self.clues)
 
     @property
     def cols(self) -> int:
+        """Columns of cells."""
         return len(self.clues[0])
 
     @property
@@ -100,7 +97,7 @@ class Board:
         ``state_to_text`` writes it, so IDs compare equal.  ``sgt-loopy`` opens it
         (``sgt-loopy '10x10t0:...'``); :func:`parse_loopy` reads it back.
         """
-        return f"{self.cols}x{self.rows}t0:{_encode_loopy(self)}"
+        return f"{self.cols}x{self.rows}t0:{loopy.encode(self.clues)}"
 
     @classmethod
     def from_loopy(cls, game_id: str) -> "Board":
@@ -108,23 +105,12 @@ class Board:
         return parse_loopy(game_id)
 
     def __str__(self):
-        from .display import render_text
-
         return render_text(self)
-
-
-def _fail(name: str, line: int, column: int, message: str):
-    raise SlitherlinkError(f"{name}, line {line}, column {column}: {message}")
-
-
-_FOUR = ("a clue 4 is not accepted: it asks for all four sides of the cell, which close a 1x1 "
-         "loop on their own, so no single loop can pass through any other cell")
 
 
 # Lines end at "\n", "\r\n" or "\r" only: str.splitlines() also splits at form feeds,
 # U+2028 and other characters, and its line numbers would then disagree with editors'.
 _NEWLINE = re.compile(r"\r\n|\r|\n")
-_SPACE = " \t"
 _URL_STARTS = ("http://", "https://", "puzz.link/", "pzv.jp/")
 # A Loopy game ID: a number, then parameter letters and digits, then ':' ('#' for a seed ID), or
 # the parameters alone in full (WxHtT, the description missing).  A file name such as
@@ -149,7 +135,7 @@ def _read_bytes(path, error=None, not_found=None) -> bytes:
 
 
 def _is_url(text: str) -> bool:
-    return text.strip(_SPACE).lower().startswith(_URL_STARTS)
+    return text.strip(SPACE).lower().startswith(_URL_STARTS)
 
 
 def parse(source) -> Board:
@@ -182,7 +168,7 @@ def parse(source) -> Board:
             return parse_text(source)
         if _is_url(source):
             return parse_url(source)
-        if _LOOPY_ID.match(source.strip(_SPACE)):
+        if _LOOPY_ID.match(source.strip(SPACE)):
             return parse_loopy(source)
         return _parse_file(source)
     if isinstance(source, (list, tuple)):
@@ -201,6 +187,11 @@ def _parse_file(path) -> Board:
     return _parse_lines(name, _lines(_decode(_read_bytes(path), name)))
 
 
+def parse_bytes(data: bytes, name: str = "<bytes>") -> Board:
+    """Read a board from the bytes of a puzzle file (UTF-8; a byte that is not is reported by line and column)."""
+    return parse_text(_decode(data, name), name)
+
+
 def parse_text(text: str, name: str = "<text>") -> Board:
     """Read a board from the text of a puzzle file (see :func:`parse` for the formats).
 
@@ -212,17 +203,17 @@ def parse_text(text: str, name: str = "<text>") -> Board:
 
 
 def _parse_lines(name: str, lines: list[str]) -> Board:
-    numbered = [(k + 1, line.rstrip(_SPACE)) for k, line in enumerate(lines)]
-    content = [(n, line) for n, line in numbered if line.strip(_SPACE)]
+    numbered = [(k + 1, line.rstrip(SPACE)) for k, line in enumerate(lines)]
+    content = [(n, line) for n, line in numbered if line.strip(SPACE)]
     if not content:
-        _fail(name, 1, 1, "empty input: expected rows of clues ('.' or 0-3), one row per line")
+        syntax.fail(name, 1, 1, "empty input: expected rows of clues ('.' or 0-3), one row per line")
     if len(content) == 1 and _is_url(content[0][1]):
         lineno, line = content[0]
         return _parse_url(line, name, lineno)
-    if len(content) == 1 and _LOOPY_ID.match(content[0][1].strip(_SPACE)):
+    if len(content) == 1 and _LOOPY_ID.match(content[0][1].strip(SPACE)):
         lineno, line = content[0]
-        return _parse_loopy(line, name, lineno)
-    if content[0][1].lstrip(_SPACE).startswith("+"):
+        return _loopy_board(line, name, lineno)
+    if content[0][1].lstrip(SPACE).startswith("+"):
         return _parse_lattice(name, numbered, content)
     return _parse_rows(name, content)
 
@@ -231,8 +222,8 @@ def _parse_rows(name, content) -> Board:
     rows = []
     first_line = None
     for lineno, line in content:
-        indent = len(line) - len(line.lstrip(_SPACE))
-        body = line.strip(_SPACE)
+        indent = len(line) - len(line.lstrip(SPACE))
+        body = line.strip(SPACE)
         row = []
         for k, ch in enumerate(body):
             col = indent + k + 1
@@ -241,14 +232,14 @@ def _parse_rows(name, content) -> Board:
             elif ch in "0123":
                 row.append(int(ch))
             elif ch == "4":
-                _fail(name, lineno, col, _FOUR)
+                syntax.fail(name, lineno, col, FOUR)
             else:
-                _fail(name, lineno, col, f"unexpected character {ch!r}: expected '.' (no clue) or a clue 0-3")
+                syntax.fail(name, lineno, col, f"unexpected character {ch!r}: expected '.' (no clue) or a clue 0-3")
         if rows and len(row) != len(rows[0]):
             width = len(rows[0])
             col = indent + min(len(row), width) + 1
             what = "another cell" if len(row) < width else "the end of the row"
-            _fail(name, lineno, col, f"row has {len(row)} cells but line {first_line} has {width}: "
+            syntax.fail(name, lineno, col, f"row has {len(row)} cells but line {first_line} has {width}: "
                                      f"expected {what} (rows must all be the same length)")
         if not rows:
             first_line = lineno
@@ -259,11 +250,11 @@ def _parse_rows(name, content) -> Board:
 def _parse_lattice(name, numbered, content) -> Board:
     first, last = content[0][0], content[-1][0]
     block = [(n, line) for n, line in numbered if first <= n <= last]
-    indent = min(len(line) - len(line.lstrip(_SPACE)) for _, line in content)
+    indent = min(len(line) - len(line.lstrip(SPACE)) for _, line in content)
     block = [(n, line[indent:]) for n, line in block]
 
     def fail(n, k, message):
-        _fail(name, n, indent + k + 1, message)
+        syntax.fail(name, n, indent + k + 1, message)
 
     n0, top = block[0]
     if len(top) < 5 or (len(top) - 1) % 4:
@@ -308,7 +299,7 @@ def _parse_lattice(name, numbered, content) -> Board:
             elif ch in "0123":
                 row.append(int(ch))
             elif ch == "4":
-                fail(n, 4 * j + 2, _FOUR)
+                fail(n, 4 * j + 2, FOUR)
             else:
                 fail(n, 4 * j + 2, f"unexpected character {ch!r}: expected a clue 0-3 or a space")
         clues.append(tuple(row))
@@ -317,16 +308,15 @@ def _parse_lattice(name, numbered, content) -> Board:
         (point_row if k % 2 == 0 else cell_row)(n, line)
     if len(block) % 2 == 0:
         n = block[-1][0] + 1
-        _fail(name, n, indent + 1, "expected a closing lattice row '+   +   + ... +' after the last row of cells")
+        syntax.fail(name, n, indent + 1, "expected a closing lattice row '+   +   + ... +' after the last row of cells")
     if len(block) < 3:
-        _fail(name, n0 + 1, indent + 1, "expected a row of cells after the first lattice row")
+        syntax.fail(name, n0 + 1, indent + 1, "expected a row of cells after the first lattice row")
     return Board(tuple(clues))
 
 
 # -----------------------------------------------------------------------------
 # puzz.link / pzprjs URLs
 # -----------------------------------------------------------------------------
-_MAX_SIDE = 999
 _BLANK_RUN = "ghijklmnopqrstuvwxyz"  # 1 to 20 cells without a clue
 
 
@@ -345,16 +335,16 @@ def parse_url(url: str, name: str = "<url>") -> Board:
     if not isinstance(url, str):
         raise TypeError(f"parse_url() takes a str, got {type(url).__name__}")
     if "\n" in url or "\r" in url:
-        _fail(name, 1, 1, "a URL is one line: expected https://puzz.link/p?slither/COLS/ROWS/BODY")
+        syntax.fail(name, 1, 1, "a URL is one line: expected https://puzz.link/p?slither/COLS/ROWS/BODY")
     return _parse_url(url, name, 1)
 
 
 def _parse_url(line: str, name: str, lineno: int) -> Board:
-    lead = len(line) - len(line.lstrip(_SPACE))
-    url = line.strip(_SPACE)
+    lead = len(line) - len(line.lstrip(SPACE))
+    url = line.strip(SPACE)
 
     def fail(position: int, message: str):
-        _fail(name, lineno, lead + position + 1, message)
+        syntax.fail(name, lineno, lead + position + 1, message)
 
     form = "expected a Slitherlink URL such as https://puzz.link/p?slither/COLS/ROWS/BODY"
     query = url.find("?")
@@ -377,9 +367,9 @@ def _parse_url(line: str, name: str, lineno: int) -> Board:
         at, text = segments.pop(0)
         if not text or not text.isascii() or not text.isdigit():
             fail(at, f"expected {what} (a whole number), found {text!r}")
-        value = int(text) if len(text) <= 6 else _MAX_SIDE + 1
-        if not 1 <= value <= _MAX_SIDE:
-            fail(at, f"expected {what} between 1 and {_MAX_SIDE}, found {text}")
+        value = int(text) if len(text) <= 6 else MAX_SIDE + 1
+        if not 1 <= value <= MAX_SIDE:
+            fail(at, f"expected {what} between 1 and {MAX_SIDE}, found {text}")
         sizes.append(value)
     cols, rows = sizes
     if not segments:
@@ -409,7 +399,7 @@ def _parse_url(line: str, name: str, lineno: int) -> Board:
             fail(at + k, f"unexpected character {ch!r}: expected a clue 0-4, 5-9 or a-e (a clue followed "
                          f"by blanks) or g-z (1 to 20 blanks)")
         if clue == 4:
-            fail(at + k, _FOUR)
+            fail(at + k, FOUR)
         cells[cell] = clue
         cell += 1 + skip
     if cell < count:
@@ -448,146 +438,40 @@ def _encode_body(board: Board) -> str:
     return "".join(out)
 
 
-# -----------------------------------------------------------------------------
-# sgt-puzzles Loopy game IDs
-# -----------------------------------------------------------------------------
-_LOOPY_RUN = "abcdefghijklmnopqrstuvwxyz"  # 1 to 26 cells without a clue
-_LOOPY_DIFFICULTIES = "enth"  # easy, normal, tricky, hard
-_LOOPY_FORM = "a Loopy game ID reads WIDTHxHEIGHTt0:DESCRIPTION, e.g. 10x10t0:b2a211b22e..."
+def render_text(board, h=None, v=None) -> str:
+    """The board as text: ``+---+`` / ``|`` for drawn edges, clues centred in cells.
+
+    Same layout as the tutorial's drawings (4 characters per cell, trailing
+    spaces stripped); the result ends with a newline.  ``h``/``v`` default to
+    no edges.
+    """
+    board = parse(board)
+    g = board.grid
+    mask = board.grid.from_hv(h, v)
+    R, C = board.rows, board.cols
+    out = []
+    for i in range(R + 1):
+        out.append("".join("+---" if mask[g.h_index(i, j)] else "+   " for j in range(C)) + "+")
+        if i == R:
+            break
+        line = ""
+        for j in range(C + 1):
+            line += "|" if mask[g.v_index(i, j)] else " "
+            if j < C:
+                c = board.clues[i][j]
+                line += f" {' ' if c is None else c} "
+        out.append(line.rstrip())
+    return "\n".join(out) + "\n"
 
 
 def parse_loopy(game_id: str, name: str = "<loopy>") -> Board:
-    """The board of a game ID of Simon Tatham's Loopy (sgt-puzzles), on the square grid.
+    """The board of a game ID of Simon Tatham's Loopy (sgt-puzzles): ``WIDTHxHEIGHTt0:DESCRIPTION``.
 
-    Read: ``WIDTHxHEIGHTt0:DESCRIPTION``, what ``sgt-loopy --generate N '10x10t0dh#SEED'``
-    prints (the width, the number of columns, comes first).  As in Loopy's
-    ``decode_params``, ``xHEIGHT`` (default: the width), ``tTYPE`` (default 0) and a
-    difficulty ``dX`` (``e``, ``n``, ``t`` or ``h``; ignored) are optional.  Only the
-    square grid ``t0`` is read: another grid type is an error.  DESCRIPTION lists the
-    cells row-major from the top left: ``0``-``3`` a clue, ``a``-``z`` a run of 1 to 26
-    cells without a clue.  A clue 4, the clues above 4 (``5``-``9``, ``A``-``Z``) that
-    Loopy's other grids use, the grid description (``..._``) of its aperiodic grids
-    and a random-seed ID (``PARAMS#SEED``, which names a puzzle only through
-    sgt-loopy's generator) are not accepted.  Errors raise :class:`SlitherlinkError`
-    naming ``name``, line 1 and the column in the ID.
+    See :func:`.loopy.parse_loopy` for what is read; errors raise
+    :class:`SlitherlinkError` naming ``name``, line 1 and the column.
     """
-    if not isinstance(game_id, str):
-        raise TypeError(f"parse_loopy() takes a str, got {type(game_id).__name__}")
-    if "\n" in game_id or "\r" in game_id:
-        _fail(name, 1, 1, f"a game ID is one line: {_LOOPY_FORM}")
-    return _parse_loopy(game_id, name, 1)
+    return Board(loopy.parse_loopy(game_id, name))
 
 
-def _parse_loopy(line: str, name: str, lineno: int) -> Board:
-    lead = len(line) - len(line.lstrip(_SPACE))
-    text = line.strip(_SPACE)
-
-    def fail(position: int, message: str):
-        _fail(name, lineno, lead + position + 1, message)
-
-    colon = text.find(":")
-    seed = text.find("#")
-    if seed >= 0 and (colon < 0 or seed < colon):
-        fail(seed, "a random-seed ID (PARAMS#SEED) names a puzzle only through sgt-loopy's generator: expected "
-                   f"a game ID, PARAMS:DESCRIPTION, which `sgt-loopy --generate 1 'PARAMS#SEED'` prints ({_LOOPY_FORM})")
-    if colon < 0:
-        fail(len(text), f"the game ID has no ':': expected ':' and the clues after the parameters ({_LOOPY_FORM})")
-
-    # the parameters, as Loopy's decode_params reads them
-    k = 0
-
-    def number(what: str) -> int:
-        nonlocal k
-        start = k
-        while k < colon and "0" <= text[k] <= "9":
-            k += 1
-        digits = text[start:k]
-        if not digits:
-            found = repr(text[start]) if start < colon else "':'"
-            fail(start, f"expected {what} (a whole number), found {found}")
-        return int(digits) if len(digits) <= 6 else 10 ** 6
-
-    sizes = [number("the width (the number of columns)")]
-    at = [0]
-    if k < colon and text[k] == "x":
-        k += 1
-        at.append(k)
-        sizes.append(number("the height (the number of rows) after 'x'"))
-    else:
-        sizes.append(sizes[0])
-        at.append(0)
-    for value, position, what in zip(sizes, at, ("width", "height")):
-        if not 1 <= value <= _MAX_SIDE:
-            fail(position, f"expected a {what} between 1 and {_MAX_SIDE}, found {value if value < 10 ** 6 else 'more'}")
-    cols, rows = sizes
-    if k < colon and text[k] == "t":
-        k += 1
-        start = k
-        kind = number("the grid type after 't'")
-        if kind != 0:
-            fail(start, f"grid type t{kind} is not the square grid: qlib reads only square grids (t0); "
-                        "Loopy's other grid types have no Slitherlink board here")
-    if k < colon and text[k] == "d":
-        k += 1
-        if k >= colon or text[k] not in _LOOPY_DIFFICULTIES:
-            found = repr(text[k]) if k < colon else "':'"
-            fail(k, f"expected a difficulty after 'd' (e easy, n normal, t tricky, h hard), found {found}")
-        k += 1
-    if k < colon:
-        fail(k, f"unexpected {text[k]!r} in the parameters: expected 'x' HEIGHT, 't' GRIDTYPE, 'd' DIFFICULTY "
-                f"or the ':' before the clues ({_LOOPY_FORM})")
-
-    # the description: a clue per character, a letter per run of blank cells
-    count = rows * cols
-    cells: list = [None] * count
-    cell = 0
-    body = colon + 1
-    for k in range(body, len(text)):
-        ch = text[k]
-        if cell >= count:
-            fail(k, f"unexpected {ch!r} after the last of the {cols}x{rows} = {count} cells: expected the end "
-                    "of the game ID")
-        if "0" <= ch <= "3":
-            cells[cell] = int(ch)
-            cell += 1
-        elif ch == "4":
-            fail(k, _FOUR)
-        elif "5" <= ch <= "9" or "A" <= ch <= "Z":
-            value = int(ch) if ch.isdigit() else ord(ch) - ord("A") + 10
-            fail(k, f"the clue {ch!r} ({value}) cannot be on a square grid (a cell has 4 sides): expected a clue "
-                    "0-3 or a letter a-z (a run of blank cells)")
-        elif ch in _LOOPY_RUN:
-            run = _LOOPY_RUN.index(ch) + 1
-            if cell + run > count:
-                fail(k, f"the run {ch!r} of {run} blank cells goes past the last of the {cols}x{rows} = {count} "
-                        f"cells ({count - cell} left): expected a shorter run or the end of the game ID")
-            cell += run
-        elif ch == "_":
-            fail(k, "a grid description ('..._' before the clues) belongs to Loopy's aperiodic grids, not to "
-                    "the square grid: expected a clue 0-3 or a letter a-z (a run of blank cells)")
-        else:
-            fail(k, f"unexpected character {ch!r}: expected a clue 0-3 or a letter a-z (a run of 1 to 26 "
-                    "blank cells)")
-    if cell < count:
-        fail(len(text), f"the description ends after {cell} of the {cols}x{rows} = {count} cells: expected "
-                        "more clues or blank runs (is the game ID cut short?)")
-    return Board(tuple(tuple(cells[i * cols:(i + 1) * cols]) for i in range(rows)))
-
-
-def _encode_loopy(board: Board) -> str:
-    """Loopy's ``state_to_text``: a digit per clue, a letter per run of up to 26 blank cells."""
-    out, blanks = [], 0
-    for clue in (c for row in board.clues for c in row):
-        if clue is None:
-            if blanks == len(_LOOPY_RUN):
-                out.append(_LOOPY_RUN[-1])
-                blanks = 0
-            blanks += 1
-            continue
-        if blanks:
-            out.append(_LOOPY_RUN[blanks - 1])
-            blanks = 0
-        out.append(str(clue))
-    if blanks:
-        out.append(_LOOPY_RUN[blanks - 1])
-    return "".join(out)
+def _loopy_board(line: str, name: str, lineno: int) -> Board:
+    return Board(loopy.decode_line(line, name, lineno))

@@ -5,37 +5,11 @@ from __future__ import annotations
 import numpy as np
 
 from ..loops import DegreeError, split_loops
-from .board import parse
+from .board import parse, render_text  # noqa: F401 - the text drawing lives with the text format
 
 # -----------------------------------------------------------------------------
 # Display
 # -----------------------------------------------------------------------------
-def render_text(board, h=None, v=None) -> str:
-    """The board as text: ``+---+`` / ``|`` for drawn edges, clues centred in cells.
-
-    Same layout as the tutorial's drawings (4 characters per cell, trailing
-    spaces stripped); the result ends with a newline.  ``h``/``v`` default to
-    no edges.
-    """
-    board = parse(board)
-    g = board.grid
-    mask = board.grid.from_hv(h, v)
-    R, C = board.rows, board.cols
-    out = []
-    for i in range(R + 1):
-        out.append("".join("+---" if mask[g.h_index(i, j)] else "+   " for j in range(C)) + "+")
-        if i == R:
-            break
-        line = ""
-        for j in range(C + 1):
-            line += "|" if mask[g.v_index(i, j)] else " "
-            if j < C:
-                c = board.clues[i][j]
-                line += f" {' ' if c is None else c} "
-        out.append(line.rstrip())
-    return "\n".join(out) + "\n"
-
-
 def draw(board, h=None, v=None, ax=None, loops=None, *, linewidth: float = 3.0):
     """Draw the board with matplotlib: lattice dots, clues and the selected edges.
 

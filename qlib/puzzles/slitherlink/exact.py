@@ -1,6 +1,6 @@
 """An exact Slitherlink solver through SAT (CaDiCaL, via ``pysat``): the reference answer.
 
-The annealing solvers and the backtracking counter of :mod:`qlib.puzzles.generate`
+The annealing solvers and the backtracking counter of :mod:`qlib.puzzles.slitherlink.counter`
 need an independent referee: this module proves answers (and uniqueness) with
 a different method, so that a bug in one shows up as a disagreement.
 
@@ -28,13 +28,13 @@ import numpy as np
 from ..loops import loop_satisfies_clues, split_loops
 from .board import parse
 
-__all__ = ["ExactResult", "solve_exact", "count_exact", "solver_name"]
+__all__ = ["ExactResult", "SatSearch", "solve_exact", "count_exact", "solver_name"]
 
 #: pysat solver classes, newest first: the first one installed is used.
 _SOLVERS = ("Cadical300", "Cadical195", "Cadical153")
 #: Conflicts per solver slice between two looks at the clock (about 5-50 ms on 10x10 to 50x50).
 _CONFLICTS = 1_000
-#: The work :meth:`_Search.advance` counts for one SAT call and its loop clauses, in conflicts
+#: The work :meth:`SatSearch.advance` counts for one SAT call and its loop clauses, in conflicts
 #: (a call costs about as much as 20 conflicts here).
 ITERATION_WORK = 20
 _NO_LIMIT = 1 << 62
@@ -78,6 +78,7 @@ class ExactResult:
 
     @property
     def solved(self) -> bool:
+        """Whether an answer was found."""
         return self.status == "solved"
 
 
@@ -111,8 +112,9 @@ def _degree_0_or_2(lits):
     return out
 
 
-class _Search:
-    """The incremental solver holding the static clauses, and the lazy loop-clause iteration.
+class SatSearch:
+    """One board's incremental SAT search: the static clauses, and the lazy loop-clause iteration,
+    resumable in budgets of work (:meth:`advance`) so that it can take turns with another search.
 
     ``fixed`` (an edge array: -1 undecided, 0 off, 1 on, as a presolve gives
     it) adds a unit clause per decided edge.
@@ -142,6 +144,7 @@ class _Search:
         self._pending = False   # a SAT call stopped by its budget, to go on with
 
     def close(self):
+        """Free the SAT solver."""
         self.solver.delete()
 
     def next_answer(self, deadline):
@@ -211,7 +214,7 @@ def solve_exact(board, *, time_limit: float = 60.0) -> ExactResult:
     t0 = time.perf_counter()
     board = _board(board)
     deadline = t0 + _check_time_limit(time_limit)
-    search = _Search(board)
+    search = SatSearch(board)
     try:
         status, mask = search.next_answer(deadline)
     finally:
@@ -235,7 +238,7 @@ def count_exact(board, *, limit: int = 2, time_limit: float = 60.0):
     if isinstance(limit, bool) or not isinstance(limit, (int, np.integer)) or limit < 1:
         raise ValueError(f"limit must be a positive integer, got {limit!r}")
     deadline = t0 + _check_time_limit(time_limit)
-    search = _Search(board)
+    search = SatSearch(board)
     masks = []
     try:
         while True:

@@ -1,219 +1,32 @@
-"""Slitherlink as qlib models: the edge formulation (the source's) and the cell formulation.
+"""Forbidding loops, and the formulations :func:`~.solve.solve` runs on.
 
-Edge form: one binary variable per lattice edge, ``h[i][j]`` for the horizontal
-edge from point ``(i, j)`` to ``(i, j + 1)`` and ``v[i][j]`` for the vertical
-edge from ``(i, j)`` to ``(i + 1, j)``.  A clue ``n`` in cell ``(i, j)`` says
-``h[i][j] + h[i+1][j] + v[i][j] + v[i][j+1] == n``; every lattice point has
-degree 0 or 2.
-
-Cell form: one variable per cell, 1 inside the loop and 0 outside (the
-border's outside is 0).  An edge is drawn where its two cells differ
-(``a + b - 2ab``), so lattice-point degrees are even by construction; a
-penalty on every 2x2 checkerboard rules out degree 4.  A single flip can
-merge two loops or split one, which the edge form needs several flips and
-several violated rules for.
-
-Both forms' zero-energy states are unions of disjoint loops; "exactly one
-loop" is global and is enforced by forbidding loops (:func:`forbid_loop`).
+A *formulation* reads a model's states as edge masks and forbids a loop in
+its variables: :class:`EdgeFormulation` for the source's edge variables (a
+loop forbidden by a product term, a ``<=`` constraint or a QUBO penalty) and
+:class:`CellFormulation` for the cell variables (a loop forbidden by the
+region it bounds, or by the stronger ring cut).  :func:`forbid_loop` writes
+one such term; the lazy method's separation (:mod:`.separation`) asks a
+formulation for the literals of its cuts.
 """
 
 from __future__ import annotations
 
 import hashlib
-from dataclasses import dataclass
 from functools import lru_cache, reduce
 from operator import mul
 
 import numpy as np
 
 import qlib
-from qlib.constraints import Model
 from qlib.expr import Expr
 
-from ..loops import Grid
-from .board import Board, parse
-
-# -----------------------------------------------------------------------------
-# Models
-# -----------------------------------------------------------------------------
-@dataclass
-class SlitherlinkModel:
-    """A board's qlib model with its edge variables.
-
-    ``h`` ((R+1) x C) and ``v`` (R x (C+1)) are object arrays of variables;
-    ``edges`` holds the same variables in the flat edge order of ``grid``;
-    ``aux`` the degree auxiliaries ``y`` ((R+1) x (C+1)) of the QUBO form, else None.
-    In the ``cells`` form ``cells`` (R x C) holds each cell's value as an
-    expression (a class variable, its negation, or a constant where the
-    presolve decided it), ``class_vars`` the variables, ``presolve`` the
-    :class:`~.presolve.Presolve` behind them, and ``h``, ``v`` and ``edges``
-    hold each edge's expression (an :class:`~qlib.Expr`, the XOR of the two
-    cells it separates).
-    """
-
-    board: Board
-    model: Model
-    h: np.ndarray
-    v: np.ndarray
-    edges: np.ndarray
-    grid: Grid
-    form: str = "cons"
-    aux: np.ndarray | None = None
-    cells: np.ndarray | None = None
-    presolve: object = None
-    class_vars: np.ndarray | None = None
-
-    @property
-    def var_count(self) -> int:
-        return self.model.var_count
-
-    @property
-    def term_count(self) -> int:
-        return self.model.term_count
-
-
-def _edge_vars(board: Board):
-    R, C = board.rows, board.cols
-    h = qlib.var("h", R + 1, C)
-    v = qlib.var("v", R, C + 1)
-    edges = np.concatenate([h.ravel(), v.ravel()])
-    return h, v, edges
-
-
-def _degree_expr(g: Grid, edges, p: int) -> Expr:
-    return qlib.sum([edges[e] for e in g.point_edges[p] if e >= 0])
-
-
-def _clue_expr(g: Grid, edges, board: Board, i: int, j: int) -> Expr:
-    return qlib.sum([edges[e] for e in g.cell_edges[i * board.cols + j]])
-
-
-def build_model(board, form: str = "cons", *, presolve=False) -> SlitherlinkModel:
-    """Clue and degree constraints of ``board``.
-
-    ``form="cons"`` (also ``"hubo"`` and ``"inequality"``, which differ only in
-    how a loop is later forbidden): native constraints,
-    ``cons(clue sum == n, label="clue (i,j)")`` and
-    ``cons(deg == one_of(0, 2), label="point (i,j)")``.
-    ``form="qubo"``: the pure QUBO of the source: ``(clue sum - n)**2`` per clue
-    and ``(deg - 2*y[i][j])**2`` per point with one auxiliary ``y`` per point
-    (what :func:`qlib.expand_cons` makes of the ``cons`` form).
-    ``form="cells"``: cell variables ``c[i][j]`` (1 inside the loop), native
-    clue constraints on the edges' XOR expressions, and a penalty of 1 on
-    each 2x2 block coloured like a checkerboard (see the module docstring).
-    With ``presolve=True`` (cells only) the cells that :func:`.presolve.presolve`
-    puts in one parity class share one variable, and the outside's class is
-    fixed, so the model holds only what the rules leave open; a
-    :class:`~.presolve.Presolve` of ``board`` in its place is used as it is.
-    """
-    board = parse(board)
-    if form in ("hubo", "inequality"):
-        form = "cons"
-    if form not in ("cons", "qubo", "cells"):
-        raise ValueError(f"unknown form {form!r}; choose 'cons' (native constraints), 'qubo' or 'cells'")
-    if presolve and form != "cells":
-        raise ValueError("presolve=True builds the cell formulation; pass form='cells'")
-    if form == "cells":
-        return _build_cells(board, presolve)
-    g = board.grid
-    h, v, edges = _edge_vars(board)
-    if form == "cons":
-        items = [qlib.cons(_clue_expr(g, edges, board, i, j) == n, label=f"clue ({i},{j})")
-                 for i, j, n in board.clue_cells]
-        for p in range(g.num_points):
-            i, j = g.point_ij(p)
-            items.append(qlib.cons(_degree_expr(g, edges, p) == qlib.one_of(0, 2), label=f"point ({i},{j})"))
-        return SlitherlinkModel(board, Model(Expr(), items), h, v, edges, g, form)
-    y = qlib.var("y", board.rows + 1, board.cols + 1)
-    terms: dict = {}
-    parts = [(_clue_expr(g, edges, board, i, j) - n) ** 2 for i, j, n in board.clue_cells]
-    for p in range(g.num_points):
-        i, j = g.point_ij(p)
-        parts.append((_degree_expr(g, edges, p) - 2 * y[i, j]) ** 2)
-    for part in parts:
-        for t, c in part.terms.items():
-            terms[t] = terms.get(t, 0) + c
-    objective = Expr(terms).simplify_as_binary()
-    model = Model(objective, [], {"aux_vars": [a.label for a in y.ravel()]})
-    return SlitherlinkModel(board, model, h, v, edges, g, form, aux=y)
-
-
-def edge_sides(board: Board) -> np.ndarray:
-    """The two cells beside each edge (E x 2, flat cell numbers, flat edge order); -1 is the outside."""
-    return _edge_sides(board.rows, board.cols)
-
-
-@lru_cache(maxsize=16)
-def _edge_sides(R: int, C: int) -> np.ndarray:
-    number = np.full((R + 2, C + 2), -1, dtype=np.int64)
-    number[1:-1, 1:-1] = np.arange(R * C).reshape(R, C)
-    h = np.stack([number[:-1, 1:-1], number[1:, 1:-1]], axis=-1).reshape(-1, 2)   # above, below
-    v = np.stack([number[1:-1, :-1], number[1:-1, 1:]], axis=-1).reshape(-1, 2)   # left, right
-    out = np.concatenate([h, v])
-    out.flags.writeable = False
-    return out
-
+from .board import Board
+from .model import SlitherlinkModel, build_model, edge_sides
 
 @lru_cache(maxsize=16)
 def _positive_clues(board: Board) -> np.ndarray:
     """(i, j) of every clue 1-3 (K x 2)."""
     return np.array([(i, j) for i, j, n in board.clue_cells if n > 0], dtype=np.int64).reshape(-1, 2)
-
-
-def _build_cells(board: Board, use_presolve) -> SlitherlinkModel:
-    from .presolve import Presolve, identity, presolve
-
-    g = board.grid
-    R, C = board.rows, board.cols
-    if isinstance(use_presolve, Presolve):
-        pre = use_presolve
-        if pre.cell_class.shape != (R * C,) or pre.edges.shape != (g.num_edges,):
-            raise ValueError(f"the presolve given is of another board size, not {R}x{C}")
-    else:
-        pre = presolve(board) if use_presolve else identity(board)
-    class_vars = [qlib.var(f"c[{r // C}][{r % C}]") for r in pre.representative]
-    literal = np.empty(R * C, dtype=object)   # each cell's value: a constant, a class variable or its negation
-    for k in range(R * C):
-        cls, par = int(pre.cell_class[k]), int(pre.cell_parity[k])
-        literal[k] = Expr.constant(par) if cls < 0 else (~class_vars[cls] if par else class_vars[cls])
-    zero = Expr.constant(0)
-
-    def xor(a, b) -> Expr:  # the edge between cells a and b (-1: the outside, always 0)
-        la = zero if a < 0 else literal[a]
-        lb = zero if b < 0 else literal[b]
-        if a >= 0 and b >= 0 and pre.cell_class[a] == pre.cell_class[b]:
-            return Expr.constant(int(pre.cell_parity[a] ^ pre.cell_parity[b]))
-        return (la + lb - 2 * la * lb).simplify_as_binary()
-    edges = np.empty(g.num_edges, dtype=object)
-    edges[:] = [xor(a, b) for a, b in edge_sides(board)]
-    items = []
-    for i, j, n in board.clue_cells:
-        lhs = qlib.sum([edges[e] for e in g.cell_edges[i * C + j]])
-        if lhs.degree == 0:   # decided by the presolve (broken only when it proved the board infeasible)
-            if lhs.constant_term != n and pre.status == "open":
-                raise AssertionError(f"presolve left clue ({i},{j}) broken; this is a bug")
-            continue
-        items.append(qlib.cons(lhs == n, label=f"clue ({i},{j})"))
-    objective = Expr()
-    cell = literal.reshape(R, C)
-    for i in range(R - 1):
-        for j in range(C - 1):
-            a, b, c, d = cell[i, j], cell[i, j + 1], cell[i + 1, j], cell[i + 1, j + 1]
-            objective = objective + a * d * _not(b) * _not(c) + _not(a) * _not(d) * b * c
-    objective = objective.simplify_as_binary()
-    nh = (R + 1) * C
-    h = edges[:nh].reshape(R + 1, C)
-    v = edges[nh:].reshape(R, C + 1)
-    return SlitherlinkModel(board, Model(objective, items), h, v, edges, g, "cells", cells=cell,
-                            presolve=pre, class_vars=np.array(class_vars + [None], dtype=object)[:-1])
-
-
-def _not(literal: Expr) -> Expr:
-    """The negation of a literal or a constant, as a native literal (a positive term stays positive)."""
-    (term, coef), = literal.terms.items() if literal.terms else (((), 0),)
-    if not term:
-        return Expr.constant(1 - coef)
-    return Expr({(term[0] ^ 1,): 1})
 
 
 def _inside_cells(board: Board, loop) -> np.ndarray:
@@ -273,27 +86,6 @@ def _forbid_cells(sm: SlitherlinkModel, loop) -> Expr:
             term = term * (~sm.class_vars[cls] if neg else sm.class_vars[cls])
         total = total + term
     return total
-
-
-def model_sizes(board) -> dict:
-    """Variables and terms of the HUBO (native constraints) and pure QUBO forms.
-
-    ``{"hubo": {...}, "qubo": {...}}``, each with ``vars``, ``aux_vars``,
-    ``terms`` (non-constant terms: constraint left-hand sides for ``hubo``,
-    the objective for ``qubo``), ``constraints`` and ``max_degree``.
-    Forbidding a loop later adds, per loop of ``L`` edges, one term of degree
-    ``L`` (hubo), one constraint (inequality), or ``bit_length(L-1)`` slack
-    variables and a squared penalty (qubo).
-    """
-    board = parse(board)
-    out = {}
-    for key, form in (("hubo", "cons"), ("qubo", "qubo")):
-        sm = build_model(board, form)
-        m = sm.model
-        degree = max([m.objective.degree] + [c.lhs.degree for c in m.constraints])
-        out[key] = dict(vars=m.var_count, aux_vars=0 if sm.aux is None else sm.aux.size,
-                        terms=m.term_count, constraints=len(m.constraints), max_degree=degree)
-    return out
 
 
 # -----------------------------------------------------------------------------
@@ -384,21 +176,27 @@ class Formulation:
     lazy = True
 
     def build(self, board, **options) -> SlitherlinkModel:
+        """The board's :class:`SlitherlinkModel` in this formulation."""
         raise NotImplementedError
 
     def decode_state(self, sm, compiled, state) -> np.ndarray:
+        """The edge mask (uint8, flat edge order) that a state of ``compiled`` draws."""
         raise NotImplementedError
 
     def forbid(self, sm, loop, *, label=None):
+        """What to add to the model to forbid ``loop`` (the outer iteration)."""
         raise NotImplementedError
 
     def loop_literals(self, sm, compiled, loop, state=None) -> list:
+        """Cuts forbidding ``loop`` for the lazy search: a list of ``(columns, negated)`` products."""
         raise NotImplementedError
 
     def encode_loop(self, sm, compiled, loop, state) -> np.ndarray:
+        """``state`` changed to draw just ``loop`` (the outer method's warm start)."""
         raise NotImplementedError
 
     def separation(self, sm, compiled):
+        """The lazy search's separation function for ``sm`` compiled as ``compiled``."""
         from .separation import LoopSeparation
 
         return LoopSeparation(self, sm, compiled)

@@ -1,6 +1,6 @@
 """Slitherlink presolve: what the rules alone decide before any search.
 
-The root node of the exact counter (:mod:`qlib.puzzles.generate`) without its
+The root node of the exact counter (:mod:`.counter`) without its
 branching: clue, degree, single-loop, inside/outside parity and reach
 propagation to a fixed point, then failed-edge probing within a node budget
 (:data:`PROBE_NODES`).  Every single-loop
@@ -15,12 +15,13 @@ variable per class that does not hold the outside.
 
 from __future__ import annotations
 
-import math
 import time
 from dataclasses import dataclass
 
 import numpy as np
 
+from ... import validate
+from . import counter
 from .board import Board, parse
 
 
@@ -52,39 +53,8 @@ class Presolve:
 
     @property
     def num_classes(self) -> int:
+        """Classes other than the outside's: the cell formulation's variables."""
         return len(self.representative)
-
-
-def _root_state(board: Board):
-    """The counter's arrays for ``board`` before any decision (as ``count_solutions`` sets them up)."""
-    from .. import generate as G
-
-    R, C = board.rows, board.cols
-    E, P, NC, ends, ec, ecd, pe, ce, bnd = G._static(R, C)
-    st = np.full(E, -1, dtype=np.int64)
-    pt = np.zeros((P, 4), dtype=np.int64)
-    pt[:, 1] = (pe >= 0).sum(axis=1)
-    pt[:, 2] = np.arange(P)
-    cl = np.zeros((NC, 4), dtype=np.int64)
-    cl[:, 1] = 4
-    cl[:, 2:] = -1
-    for i, j, n in board.clue_cells:
-        cl[i * C + j, 2] = n
-    uf = np.zeros((NC + 1, 4), dtype=np.int64)
-    uf[:, 0] = np.arange(NC + 1)
-    uf[:, 2] = 1
-    uf[:, 3] = np.arange(NC + 1)
-    sc = np.zeros(G._NSC, dtype=np.int64)
-    sc[G._NBAD] = int((cl[:, 2] > 0).sum())
-    logn = int(math.log2(NC + 1)) + 2
-    queue = np.zeros(6 * E + P + NC + 4 * (NC + 1 + len(bnd)) * logn + 16, dtype=np.int64)
-    queue[:P + NC] = np.arange(P + NC)
-    sc[G._QT] = P + NC
-    arrays = dict(st=st, ends=ends, ec=ec, ecd=ecd, pe=pe, ce=ce, bnd=bnd, pt=pt, cl=cl, uf=uf,
-                  trail=np.zeros(E, dtype=np.int64), mtrail=np.zeros((2 * E + 2, 3), dtype=np.int64),
-                  utrail=np.zeros(E + 1, dtype=np.int64), queue=queue, sc=sc,
-                  seen=np.zeros(P, dtype=np.int64), stack=np.zeros(P + 1, dtype=np.int64))
-    return arrays, NC
 
 
 #: The probing budget of :func:`presolve`, in nodes (a probe tries an edge both ways: 2 nodes, each
@@ -99,34 +69,29 @@ PROBE_NODES = 1000
 def presolve(board, *, probe: bool = True, probe_nodes: int | None = -1) -> Presolve:
     """Decide what propagation and (with ``probe``) failed-edge probing decide on ``board``.
 
-    ``probe_nodes`` caps the probing (nodes; None: probe to a fixed point; the
-    default, -1: ``PROBE_NODES``).  What a capped pass has
-    decided is still implied by the rules, so every answer agrees with it.
+    The exact counter's root node (:func:`.counter.root_state`,
+    :func:`.counter.propagate`, :func:`.counter.probe`) without branching, so a
+    model built on the result keeps every answer.  ``probe_nodes`` caps the
+    probing (nodes; None: probe to a fixed point; the default, -1:
+    ``PROBE_NODES``).  What a capped pass has decided is still implied by the
+    rules, so every answer agrees with it.
     """
-    from .. import generate as G
-
     board = parse(board)
+    if probe_nodes == -1:
+        probe_nodes = PROBE_NODES
+    probe_nodes = validate.integer("probe_nodes", probe_nodes, minimum=0, none=True)
     t0 = time.perf_counter()
-    a, NC = _root_state(board)
-    fix_args = (True, a["st"], a["ends"], a["ec"], a["ecd"], a["pe"], a["ce"], a["bnd"], a["pt"], a["cl"],
-                a["uf"], a["trail"], a["mtrail"], a["utrail"], a["queue"], a["sc"], a["seen"], a["stack"])
-    r = G._fix(*fix_args)
-    if r == G._OK and probe:
-        E = a["st"].shape[0]
-        scratch = (np.zeros(E, dtype=np.int64), np.zeros(E, dtype=np.int64), np.zeros(2 * E, dtype=np.int64))
-        if probe_nodes == -1:
-            probe_nodes = PROBE_NODES
-        stop = (1 << 62) if probe_nodes is None else int(a["sc"][G._NODES]) + int(probe_nodes)
-        r, _ = G._probe(np.int64(stop), *fix_args, *scratch)
-        if r == G._PAUSE:
-            r = G._OK
-    st = a["st"].copy()
-    status = {G._OK: "open", G._SOLVED: "solved"}.get(int(r), "infeasible")
+    state = counter.root_state(board)
+    r = counter.propagate(state)
+    if r == "ok" and probe:
+        r = counter.probe(state, probe_nodes)
+    st = state.rules.st.copy()
+    status = {"ok": "open", "solved": "solved"}.get(r, "infeasible")
     if status == "open" and (st >= 0).all():   # every edge decided, no loop closed: only the empty drawing
         status = "empty"
     if status == "solved":
         st = np.where(st == 1, 1, 0)
-    cell_class, cell_parity, representative = _classes(a["uf"], NC)
+    cell_class, cell_parity, representative = _classes(state.rules.uf, state.lattice.NC)
     return Presolve(status, st, cell_class, cell_parity, representative, time.perf_counter() - t0)
 
 

@@ -14,9 +14,11 @@ from qlib.constraints import Model
 from qlib.solvers.focused import LazyCuts
 
 from ..loops import DegreeError, Grid, loop_satisfies_clues, split_loops
+from ..result import PuzzleResult
 from .board import Board, parse
 from .display import render_text
-from .formulation import FORMULATIONS, SOLVE_FORMS, CellFormulation, Formulation, SlitherlinkModel
+from .formulation import FORMULATIONS, SOLVE_FORMS, CellFormulation, Formulation, formulation_of
+from .model import SlitherlinkModel
 from .presolve import Presolve, presolve
 
 def check(board, h, v) -> list[str]:
@@ -56,8 +58,8 @@ def is_solution(board, h, v) -> bool:
 # -----------------------------------------------------------------------------
 # The solver
 # -----------------------------------------------------------------------------
-@dataclass
-class SlitherlinkResult:
+@dataclass(kw_only=True)
+class SlitherlinkResult(PuzzleResult):
     """What :func:`solve` found.
 
     ``status`` is "solved", "unsolved" or "interrupted"; ``stop_reason`` one of
@@ -85,35 +87,23 @@ class SlitherlinkResult:
     False (``second_answer`` holds another answer's edge mask) or None.
     """
 
-    status: str
-    stop_reason: str
     h: list
     v: list
     iterations: list
-    seconds: float
-    backend: str
-    seed: int | None
-    var_count: int
-    term_count: int
     loop: list | None
     answer_state: np.ndarray | None
     form: str = "cells"
     method: str = "lazy"
     board: Board | None = field(default=None, repr=False)
-    timings: dict = field(default_factory=dict)
     presolved: float | None = None
-    unique: bool | None = None
     second_answer: np.ndarray | None = field(default=None, repr=False)
-    found_by: str | None = None
-
-    @property
-    def solved(self) -> bool:
-        return self.status == "solved"
 
     def render(self) -> str:
+        """The board and the drawing as text (:func:`render_text`)."""
         return render_text(self.board, self.h, self.v)
 
     def summary(self) -> str:
+        """The status line, then one line per iteration (energy and loop lengths)."""
         by = f" by {self.found_by}" if self.found_by else ""
         lines = [f"{self.status} ({self.stop_reason}){by} in {len(self.iterations)} iteration(s), "
                  f"{self.seconds:.2f} s, form={self.form}, method={self.method}, backend={self.backend}, "
@@ -302,14 +292,8 @@ _CUT_OPTIONS = {"hook_energy": "energy", "hook_interval": "interval", "cut_weigh
 
 def loop_cuts(sm: SlitherlinkModel, compiled, *, form: str | None = None, **options) -> LazyCuts:
     """Lazy loop cuts for ``sm``: its formulation's separation function in a :class:`LazyCuts`."""
-    formulation = FORMULATIONS[form] if form else _formulation_of(sm)
+    formulation = FORMULATIONS[form] if form else formulation_of(sm)
     return LazyCuts(formulation.separation(sm, compiled), **options)
-
-
-def _formulation_of(sm):
-    from .formulation import formulation_of
-
-    return formulation_of(sm)
 
 
 #: The lazy method's rounds (with a complete search): round ``k`` gives each part a budget about
@@ -343,15 +327,15 @@ class _Complete:
         """Build the search at its first turn, so the focused search starts without waiting for it."""
         run = self.run
         if self.kind == "sat":
-            from .exact import _Search
+            from .exact import SatSearch
 
             # The raw board, not the presolved one: unit clauses for the decided edges make no call
             # cheaper, and they change which models CaDiCaL returns and so how many loop clauses it
             # needs (29 calls raw against 537 presolved on slitherlink-20x20-gen-s5).
-            self.search = _Search(run.board)
+            self.search = SatSearch(run.board)
             self.per_round = max(int(_FIRST_ROUND * _SAT_WORK_PER_SECOND), int(_SAT_WORK_PER_EDGE * run.grid.num_edges))
         else:
-            from ..generate import BacktrackSearch
+            from .counter import BacktrackSearch
 
             self.search = BacktrackSearch(run.board, limit=1, store=1)
             self.per_round = max(8, int(_FIRST_ROUND * _EDGE_NODES_PER_SECOND / run.grid.num_edges))
@@ -532,7 +516,7 @@ def solve(board, *, form: str = "cells", method: str | None = None, backend: str
     ``complete`` (lazy method): a complete search run beside the focused
     search, "sat" (CaDiCaL with lazy loop clauses, :mod:`.exact`, on the
     board; the default for ``form="cells"``) or "backtrack"
-    (:class:`qlib.puzzles.generate.BacktrackSearch`); False (the default
+    (:class:`qlib.puzzles.slitherlink.counter.BacktrackSearch`); False (the default
     for the source's edge forms) for none.  The search then runs in rounds:
     the complete search's turn with twice its last budget, then a restart of
     the focused search with twice the steps of the last (a new seed, the cuts
@@ -545,7 +529,7 @@ def solve(board, *, form: str = "cells", method: str | None = None, backend: str
     focused search (``max_steps`` caps it when given).  ``seed``
     seeds iteration ``k`` (from 1) with ``seed + k - 1`` (a random seed is drawn
     and recorded when None).  ``check_unique=True`` proves, after a solve,
-    whether the answer is the only one (:func:`qlib.puzzles.generate.count_solutions`
+    whether the answer is the only one (:func:`qlib.puzzles.slitherlink.counter.count_solutions`
     within the time left, at least 1 s): ``result.unique`` and
     ``result.second_answer``.  Other keyword arguments go to the backend (e.g.
     ``num_replicas``, ``num_threads``, ``noise`` for ``backend="cpu"``).
@@ -592,7 +576,7 @@ def solve(board, *, form: str = "cells", method: str | None = None, backend: str
 
 
 def _check_unique(result: SlitherlinkResult, board: Board, time_limit: float) -> None:
-    from ..generate import count_solutions
+    from .counter import count_solutions
 
     mask = board.grid.from_hv(result.h, result.v)
     count = count_solutions(board, limit=2, time_limit=time_limit, hint=mask)

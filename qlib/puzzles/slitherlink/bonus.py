@@ -27,10 +27,11 @@ import numpy as np
 from numba import njit
 
 import qlib
+from qlib import validate
 from qlib.constraints import Model
 from qlib.expr import Expr
 
-from .slitherlink import Board, parse
+from .board import Board, parse
 
 __all__ = ["BonusModel", "RankedState", "build_bonus_model", "enumerate_states", "lowest_states",
            "verdict", "model_energy", "loop_lengths", "window_energy"]
@@ -57,6 +58,7 @@ class BonusModel:
 
     @property
     def compiled(self):
+        """``qlib.compile(model)``, made once on first use (energies of many states reuse it)."""
         if self._compiled is None:
             self._compiled = qlib.compile(self.model)
         return self._compiled
@@ -65,8 +67,7 @@ class BonusModel:
 def build_bonus_model(board, bonus: float = 0.01) -> BonusModel:
     """The blog's pure QUBO with straight-pair bonus ``bonus`` (0 gives the plain QUBO)."""
     board = parse(board)
-    if not bonus >= 0:
-        raise ValueError(f"bonus must be >= 0, got {bonus!r}")
+    bonus = validate.number("bonus", bonus, minimum=0)
     g = board.grid
     h = qlib.var("h", board.rows + 1, board.cols)
     v = qlib.var("v", board.rows, board.cols + 1)
@@ -121,7 +122,7 @@ def window_energy(board, k: int, seed: int) -> Expr:
     same amount in two states whose edges agree near that cell.
     """
     board = parse(board)
-    if not (isinstance(k, (int, np.integer)) and 1 <= k <= min(board.rows, board.cols)):
+    if not 1 <= validate.integer("k", k) <= min(board.rows, board.cols):
         raise ValueError(f"k must be a window size from 1 to {min(board.rows, board.cols)}, got {k!r}")
     g = board.grid
     edges = np.concatenate([qlib.var("h", board.rows + 1, board.cols).ravel(),
@@ -154,8 +155,8 @@ def enumerate_states(board, *, limit: int | None = None) -> list[np.ndarray]:
 
 
 def _enumerate(board: Board, limit: int | None) -> np.ndarray:
-    if limit is not None and (isinstance(limit, bool) or not isinstance(limit, (int, np.integer)) or limit < 1):
-        raise ValueError(f"limit must be a positive integer or None, got {limit!r}")
+    """The (n, E) uint8 masks of every clue-and-degree state (RuntimeError past ``limit`` of them)."""
+    limit = validate.integer("limit", limit, minimum=1, none=True)
     g = board.grid
     clue = np.full(board.rows * board.cols, -1, dtype=np.int64)
     for i, j, n in board.clue_cells:
@@ -202,6 +203,7 @@ class RankedState:
 
     @property
     def single_loop(self) -> bool:
+        """Whether the state is one loop (an answer of the board)."""
         return self.num_loops == 1
 
 

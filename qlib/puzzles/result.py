@@ -1,0 +1,41 @@
+"""What every puzzle's ``solve`` returns, whatever the puzzle: one vocabulary of results."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any
+
+
+@dataclass(kw_only=True)
+class PuzzleResult:
+    """The fields every puzzle result has; each puzzle adds its answer's own.
+
+    ``status``: "solved", "unsolved" or "interrupted"; ``stop_reason``: why the
+    solve ended, a true claim ("answer", "time_limit", "no_answer" with a
+    proof, "interrupted", or a cap the caller set); ``found_by``: the part of
+    the solver that settled the puzzle, or None.  ``seconds``: the whole solve
+    (``timings`` splits it, with ``jit_seconds`` apart, before the clock);
+    ``backend``, ``seed``, ``method``, ``form``: what ran.  ``var_count`` and
+    ``term_count``: the model searched (0 when none was built).  ``unique``
+    (with ``check_unique``): True, False (``second_answer`` holds another
+    answer) or None (not known).
+    """
+
+    status: str
+    stop_reason: str
+    seconds: float
+    backend: str
+    seed: int | None
+    var_count: int
+    term_count: int
+    found_by: str | None = None
+    method: str = ""
+    form: str = ""
+    timings: dict = field(default_factory=dict)
+    unique: bool | None = None
+    second_answer: Any = field(default=None, repr=False)
+
+    @property
+    def solved(self) -> bool:
+        """Whether the result holds an answer."""
+        return self.status == "solved"

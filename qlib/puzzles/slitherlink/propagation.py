@@ -1,0 +1,593 @@
+"""The numba kernels of the exact Slitherlink counter (:mod:`.counter`): rules, probing, search.
+
+The kernels take named tuples (none has more than a few arguments): the board's fixed tables as a
+:class:`~.counter.Lattice` (``lat``), the arrays the rules change as :class:`~.counter.Rules`
+(``rs``), and the search's own as :class:`~.counter.Search` (``sr``).  A kernel takes no more than
+it uses: numba counts references to every array an argument holds, at every call.  The arrays (int64
+but ``sols``):
+
+* ``st`` (E,): edge value, -1 undecided, 0 off, 1 on;
+* ``pt`` (P, 4): per point, on edges, undecided edges, mate (other end of its path; itself when
+  isolated), path length (at path ends);
+* ``cl`` (NC, 4): per cell, on edges, undecided edges, clue (-1: none), excluded count (-1: none);
+* ``uf`` (NC+1, 4): inside/outside classes of the cells (NC: the outside): parent, parity to
+  parent, size, next member (circular list per class);
+* ``trail`` (E,), ``mtrail`` (2E+2, 3), ``utrail`` (E+1,): undo stacks (edges, mates, unions);
+* ``queue``: propagation items, point p, cell P+c, loop check P+NC+e, parity check P+NC+E+e;
+* ``sc``: scalars (the slots below); the ``P*`` slots keep a probing pass that paused midway;
+* ``seen``, ``stack``: the reach check's marks and stack; ``lv`` (E+1, 6): per decision, edge,
+  first value, phase, the three trail marks; ``sols`` (uint8): the answers kept; ``mk``, ``mv``,
+  ``common``: probing scratch; ``hint``: the value each decision tries first (-1: on).
+
+Only :mod:`.counter` calls in here: :func:`run` (the search), :func:`fix` and :func:`probe` (the
+root node's rules), and the ``sc`` slots, modes and results above; the rest is private.
+"""
+
+from __future__ import annotations
+
+from numba import njit
+
+(TLEN, MLEN, DEPTH, NON, NBAD, MODE, COUNT, NODES, QH, QT, CHECKS, ULEN, STAMP,
+ STAMP2, PACTIVE, PNEXT, PCHANGED, PBEST, PSCORE) = range(19)
+NSC = 19
+PROPAGATE, BACKTRACK, DONE = 0, 1, 2                # modes
+OK, FAIL, SOLVED, CHANGED, PAUSE = 0, 1, 2, 3, 4    # results of one assignment / propagation
+
+
+@njit(cache=True)
+def _edge_between(x, y, pe, ends):
+    for k in range(4):
+        f = pe[x, k]
+        if f >= 0 and (ends[f, 0] == y or ends[f, 1] == y):
+            return f
+    return -1
+
+
+@njit(cache=True)
+def _bad(cl, c, count):
+    """1 if ``count`` sides drawn around cell ``c`` break its clue (or hit its excluded count)."""
+    if cl[c, 2] >= 0:
+        return 1 if count != cl[c, 2] else 0
+    if cl[c, 3] >= 0:
+        return 1 if count == cl[c, 3] else 0
+    return 0
+
+
+@njit(cache=True)
+def _find(uf, x):
+    par = 0
+    while uf[x, 0] != x:
+        par ^= uf[x, 1]
+        x = uf[x, 0]
+    return x, par
+
+
+@njit(cache=True)
+def _push(queue, sc, item):
+    if sc[QT] >= queue.shape[0]:
+        raise IndexError("propagation queue overflow")
+    queue[sc[QT]] = item
+    sc[QT] += 1
+
+
+@njit(cache=True)
+def _set(e, val, lat, rs):
+    """Assign edge ``e``; update counts, classes, the path ends (mate) and the queue.
+
+    The cells beside ``e`` differ (val 1) or agree (val 0) in inside/outside: their classes join.
+    """
+    st, pt, cl, uf, trail, mtrail, utrail = rs.st, rs.pt, rs.cl, rs.uf, rs.trail, rs.mtrail, rs.utrail
+    queue, sc = rs.queue, rs.sc
+    ends, ec, ecd, pe, ce, bnd, P, NC, E = lat.ends, lat.ec, lat.ecd, lat.pe, lat.ce, lat.bnd, lat.P, lat.NC, lat.E
+    st[e] = val
+    trail[sc[TLEN]] = e
+    sc[TLEN] += 1
+    a = ends[e, 0]
+    b = ends[e, 1]
+    pt[a, 1] -= 1
+    pt[b, 1] -= 1
+    _push(queue, sc, a)
+    _push(queue, sc, b)
+    for k in range(2):
+        c = ec[e, k]
+        if c >= 0:
+            cl[c, 1] -= 1
+            if val == 1:
+                sc[NBAD] += _bad(cl, c, cl[c, 0] + 1) - _bad(cl, c, cl[c, 0])
+                cl[c, 0] += 1
+            _push(queue, sc, P + c)
+    if val == 1:                                # every count first: _undo reverts them all
+        sc[NON] += 1
+        pt[a, 0] += 1
+        pt[b, 0] += 1
+    r1, p1 = _find(uf, ecd[e, 0])               # the classes of the cells beside e
+    r2, p2 = _find(uf, ecd[e, 1])
+    if r1 == r2:
+        if (p1 ^ p2) != val:
+            return FAIL
+    else:
+        ra, rb = r1, r2
+        if uf[ra, 2] < uf[rb, 2]:
+            ra, rb = rb, ra
+        # every undecided edge of rb's members may now join two cells of one class
+        w = rb
+        while True:
+            if w == NC:
+                for k in range(bnd.shape[0]):
+                    g = bnd[k]
+                    if st[g] < 0:
+                        _push(queue, sc, P + NC + E + g)
+            else:
+                for k in range(4):
+                    g = ce[w, k]
+                    if st[g] < 0:
+                        _push(queue, sc, P + NC + E + g)
+            w = uf[w, 3]
+            if w == rb:
+                break
+        uf[rb, 0] = ra
+        uf[rb, 1] = p1 ^ p2 ^ val
+        uf[ra, 2] += uf[rb, 2]
+        nb = uf[rb, 3]
+        uf[rb, 3] = uf[ra, 3]
+        uf[ra, 3] = nb
+        utrail[sc[ULEN]] = rb
+        sc[ULEN] += 1
+    if val == 0:
+        return OK
+    if pt[a, 0] > 2 or pt[b, 0] > 2:
+        return FAIL
+    x = pt[a, 2]
+    y = pt[b, 2]
+    if x == b:                                  # closes a loop
+        if pt[a, 3] + 1 == sc[NON] and sc[NBAD] == 0:
+            return SOLVED
+        return FAIL
+    length = pt[a, 3] + pt[b, 3] + 1
+    m = sc[MLEN]
+    mtrail[m, 0] = x
+    mtrail[m, 1] = pt[x, 2]
+    mtrail[m, 2] = pt[x, 3]
+    mtrail[m + 1, 0] = y
+    mtrail[m + 1, 1] = pt[y, 2]
+    mtrail[m + 1, 2] = pt[y, 3]
+    sc[MLEN] += 2
+    pt[x, 2] = y
+    pt[y, 2] = x
+    pt[x, 3] = length
+    pt[y, 3] = length
+    f = _edge_between(x, y, pe, ends)
+    if f >= 0 and st[f] < 0:
+        _push(queue, sc, P + NC + f)
+    return OK
+
+
+@njit(cache=True)
+def _undo(tmark, mmark, umark, lat, rs):
+    """Take back every change after the edge, mate and union trail marks."""
+    st, pt, cl, uf, trail, mtrail, utrail, sc = rs.st, rs.pt, rs.cl, rs.uf, rs.trail, rs.mtrail, rs.utrail, rs.sc
+    ends, ec = lat.ends, lat.ec
+    while sc[TLEN] > tmark:
+        sc[TLEN] -= 1
+        e = trail[sc[TLEN]]
+        val = st[e]
+        st[e] = -1
+        a = ends[e, 0]
+        b = ends[e, 1]
+        pt[a, 1] += 1
+        pt[b, 1] += 1
+        if val == 1:
+            pt[a, 0] -= 1
+            pt[b, 0] -= 1
+            sc[NON] -= 1
+        for k in range(2):
+            c = ec[e, k]
+            if c >= 0:
+                cl[c, 1] += 1
+                if val == 1:
+                    sc[NBAD] += _bad(cl, c, cl[c, 0] - 1) - _bad(cl, c, cl[c, 0])
+                    cl[c, 0] -= 1
+    while sc[MLEN] > mmark:
+        sc[MLEN] -= 1
+        m = sc[MLEN]
+        x = mtrail[m, 0]
+        pt[x, 2] = mtrail[m, 1]
+        pt[x, 3] = mtrail[m, 2]
+    while sc[ULEN] > umark:
+        sc[ULEN] -= 1
+        b = utrail[sc[ULEN]]
+        a = uf[b, 0]
+        nb = uf[a, 3]
+        uf[a, 3] = uf[b, 3]
+        uf[b, 3] = nb
+        uf[a, 2] -= uf[b, 2]
+        uf[b, 0] = b
+        uf[b, 1] = 0
+
+
+@njit(cache=True)
+def _propagate(lat, rs):
+    """Run the point, cell, early-loop and parity rules until the queue is empty."""
+    st, pt, cl, uf, queue, sc = rs.st, rs.pt, rs.cl, rs.uf, rs.queue, rs.sc
+    ends, ec, ecd, pe, ce, P, NC, E = lat.ends, lat.ec, lat.ecd, lat.pe, lat.ce, lat.P, lat.NC, lat.E
+    while sc[QH] < sc[QT]:
+        item = queue[sc[QH]]
+        sc[QH] += 1
+        sc[CHECKS] += 1
+        f = -1
+        val = 0
+        if item < P:                            # lattice point: degree 0 or 2
+            p = item
+            on = pt[p, 0]
+            unk = pt[p, 1]
+            if on > 2:
+                return FAIL
+            if unk == 0:
+                if on == 1:
+                    return FAIL
+                continue
+            if on == 2:
+                for k in range(4):
+                    g = pe[p, k]
+                    if g >= 0 and st[g] < 0:
+                        r = _set(g, 0, lat, rs)
+                        if r != OK:
+                            return r
+                continue
+            if unk != 1:
+                continue
+            val = 1 if on == 1 else 0
+            for k in range(4):
+                g = pe[p, k]
+                if g >= 0 and st[g] < 0:
+                    f = g
+        elif item < P + NC:                     # clue cell
+            c = item - P
+            n = cl[c, 2]
+            on = cl[c, 0]
+            unk = cl[c, 1]
+            if n < 0:
+                n = cl[c, 3]                    # count that is excluded
+                if n < 0 or unk > 1 or (on != n and on + unk != n):
+                    continue
+                if unk == 0:
+                    return FAIL
+                f = -1
+                val = 1 if on == n else 0
+                for k in range(4):
+                    g = ce[c, k]
+                    if st[g] < 0:
+                        f = g
+            elif on > n or on + unk < n:
+                return FAIL
+            elif unk == 0 or (on != n and on + unk != n):
+                continue
+            else:
+                val = 0 if on == n else 1
+                for k in range(4):
+                    g = ce[c, k]
+                    if st[g] < 0:
+                        r = _set(g, val, lat, rs)
+                        if r != OK:
+                            return r
+                continue
+        elif item < P + NC + E:                 # an edge that would close a path into a loop
+            g = item - P - NC
+            if st[g] >= 0:
+                continue
+            a = ends[g, 0]
+            b = ends[g, 1]
+            if pt[a, 0] != 1 or pt[b, 0] != 1 or pt[a, 2] != b:
+                continue
+            ok = pt[a, 3] == sc[NON]           # the path holds every selected edge
+            if ok:
+                bad = sc[NBAD]
+                for k in range(2):
+                    c = ec[g, k]
+                    if c >= 0:
+                        bad += _bad(cl, c, cl[c, 0] + 1) - _bad(cl, c, cl[c, 0])
+                ok = bad == 0
+            if ok:
+                continue
+            f = g
+            val = 0
+        else:                                   # parity: both cells of the edge in one class
+            g = item - P - NC - E
+            if st[g] >= 0:
+                continue
+            r1, p1 = _find(uf, ecd[g, 0])
+            r2, p2 = _find(uf, ecd[g, 1])
+            if r1 != r2:
+                continue
+            f = g
+            val = p1 ^ p2
+        if f >= 0:
+            r = _set(f, val, lat, rs)
+            if r != OK:
+                return r
+    return OK
+
+
+@njit(cache=True)
+def _connect(lat, rs, seen, stack):
+    """Global check: the selected edges and every clue that still needs edges must be joined by
+    undecided-or-on edges.  Edges out of reach of the selected ones are set off.
+
+    Returns FAIL, OK (nothing changed) or CHANGED (edges set; propagate again).
+    """
+    st, pt, sc = rs.st, rs.pt, rs.sc
+    ends, pe, P, E = lat.ends, lat.pe, lat.P, lat.E
+    if sc[NON] == 0:
+        return OK
+    start = -1
+    for p in range(P):
+        if pt[p, 0] > 0:
+            start = p
+            break
+    sc[STAMP] += 1
+    stamp = sc[STAMP]
+    seen[start] = stamp
+    top = 1
+    stack[0] = start
+    while top > 0:
+        top -= 1
+        p = stack[top]
+        for k in range(4):
+            f = pe[p, k]
+            if f >= 0 and st[f] != 0:
+                q = ends[f, 0] + ends[f, 1] - p
+                if seen[q] != stamp:
+                    seen[q] = stamp
+                    stack[top] = q
+                    top += 1
+    for p in range(P):
+        if pt[p, 0] > 0 and seen[p] != stamp:
+            return FAIL
+    changed = OK
+    for f in range(E):
+        if st[f] < 0 and seen[ends[f, 0]] != stamp:
+            r = _set(f, 0, lat, rs)
+            if r != OK:
+                return FAIL
+            changed = CHANGED
+    return changed
+
+
+@njit(cache=True)
+def _choose(lat, rs):
+    """The edge to branch on: at the path end with fewest open edges, else at the tightest clue."""
+    st, pt, cl = rs.st, rs.pt, rs.cl
+    pe, ce, P, NC, E = lat.pe, lat.ce, lat.P, lat.NC, lat.E
+    best = -1
+    bestunk = 99
+    for p in range(P):
+        if pt[p, 0] == 1 and pt[p, 1] < bestunk:
+            best = p
+            bestunk = pt[p, 1]
+            if bestunk <= 2:
+                break
+    if best >= 0:
+        for k in range(4):
+            f = pe[best, k]
+            if f >= 0 and st[f] < 0:
+                return f
+    bestc = -1
+    bestslack = 99
+    for c in range(NC):
+        n = cl[c, 2]
+        if n > cl[c, 0] and cl[c, 1] - (n - cl[c, 0]) < bestslack:
+            bestc = c
+            bestslack = cl[c, 1] - (n - cl[c, 0])
+    if bestc >= 0:
+        for k in range(4):
+            f = ce[bestc, k]
+            if st[f] < 0:
+                return f
+    for f in range(E):
+        if st[f] < 0:
+            return f
+    return -1
+
+
+@njit(cache=True)
+def _record(st, sols, sc):
+    k = sc[COUNT]
+    if k < sols.shape[0]:
+        for f in range(st.shape[0]):
+            sols[k, f] = 1 if st[f] == 1 else 0
+    sc[COUNT] += 1
+
+
+@njit(cache=True)
+def fix(use_connect, lat, rs, seen, stack):
+    """Propagate the queue (and the reach check when ``use_connect``) to a fixed point; empties the queue."""
+    sc = rs.sc
+    while True:
+        sc[NODES] += 1
+        r = _propagate(lat, rs)
+        sc[QH] = 0
+        sc[QT] = 0
+        if r != OK or not use_connect:
+            return r
+        r = _connect(lat, rs, seen, stack)
+        if r != CHANGED:
+            sc[QH] = 0
+            sc[QT] = 0
+            return r
+
+
+@njit(cache=True)
+def _try(f, val, use_connect, lat, rs, seen, stack):
+    """Set edge ``f`` to ``val`` and propagate; returns OK, FAIL or SOLVED (changes stay)."""
+    r = _set(f, val, lat, rs)
+    if r == OK:
+        return fix(use_connect, lat, rs, seen, stack)
+    rs.sc[QH] = 0
+    rs.sc[QT] = 0
+    return r
+
+
+@njit(cache=True)
+def probe(node_stop, use_connect, lat, rs, sr):
+    """Failed-literal probing with both-branch implications, over every undecided edge until nothing changes.
+
+    Each edge is tried on and off (set, propagate, undo): a value that fails fixes the edge to the
+    other one; an edge value that both tries imply is fixed too.  Returns (OK, FAIL or SOLVED,
+    the edge whose two tries decided the most edges, for branching; -1 if none).  Before each
+    edge (after the first one of this call) it returns PAUSE once ``sc[NODES]`` reaches
+    ``node_stop``: the pass's position and the edges it fixed stay (slots ``P*`` of ``sc``), and
+    the next call goes on from that edge, exactly as if it had not paused.
+    """
+    st, trail, sc = rs.st, rs.trail, rs.sc
+    seen, stack, mk, mv, common = sr.seen, sr.stack, sr.mk, sr.mv, sr.common
+    E = lat.E
+    if sc[PACTIVE] == 0:                       # a new probing round: its first pass
+        sc[PACTIVE] = 1
+        sc[PNEXT] = 0
+        sc[PCHANGED] = 0
+        sc[PBEST] = -1
+        sc[PSCORE] = -1
+    tried = False
+    while True:
+        f = sc[PNEXT]
+        if f >= E:                              # a pass is over
+            if sc[PCHANGED] == 0:
+                sc[PACTIVE] = 0
+                return OK, sc[PBEST]
+            sc[PNEXT] = 0                      # something changed: pass again
+            sc[PCHANGED] = 0
+            sc[PBEST] = -1
+            sc[PSCORE] = -1
+            continue
+        if st[f] >= 0:
+            sc[PNEXT] = f + 1
+            continue
+        if tried and sc[NODES] >= node_stop:
+            return PAUSE, -1
+        tried = True
+        sc[PNEXT] = f + 1
+        tm = sc[TLEN]
+        mm = sc[MLEN]
+        um = sc[ULEN]
+        r1 = _try(f, 1, use_connect, lat, rs, seen, stack)
+        n1 = sc[TLEN] - tm
+        sc[STAMP2] += 1
+        stamp = sc[STAMP2]
+        if r1 == OK:
+            for k in range(tm, sc[TLEN]):
+                e = trail[k]
+                mk[e] = stamp
+                mv[e] = st[e]
+        _undo(tm, mm, um, lat, rs)
+        if r1 == FAIL:
+            r = _try(f, 0, use_connect, lat, rs, seen, stack)
+            if r != OK:
+                sc[PACTIVE] = 0
+                return r, -1
+            sc[PCHANGED] = 1
+            continue
+        r0 = _try(f, 0, use_connect, lat, rs, seen, stack)
+        n0 = sc[TLEN] - tm
+        ncommon = 0
+        if r0 == OK and r1 == OK:
+            for k in range(tm + 1, sc[TLEN]):
+                e = trail[k]
+                if mk[e] == stamp and mv[e] == st[e]:
+                    common[ncommon] = e
+                    common[E + ncommon] = st[e]
+                    ncommon += 1
+        _undo(tm, mm, um, lat, rs)
+        if r0 == FAIL:
+            r = _try(f, 1, use_connect, lat, rs, seen, stack)
+            if r != OK:
+                sc[PACTIVE] = 0
+                return r, -1
+            sc[PCHANGED] = 1
+            continue
+        if ncommon > 0:
+            for k in range(ncommon):
+                e = common[k]
+                if st[e] < 0:
+                    r = _try(e, common[E + k], use_connect, lat, rs, seen, stack)
+                    if r != OK:
+                        sc[PACTIVE] = 0
+                        return r, -1
+            sc[PCHANGED] = 1
+            continue
+        score = (n1 + 1) * (n0 + 1)
+        if score > sc[PSCORE]:
+            sc[PSCORE] = score
+            sc[PBEST] = f
+
+
+@njit(cache=True)
+def run(node_stop, limit, use_connect, probe_depth, lat, rs, sr):
+    """Depth-first search until done, ``limit`` answers found, or ``sc[NODES]`` passes ``node_stop``.
+
+    ``lv[d]`` = (edge, first value, phase, edge/mate/union trail marks) of decision ``d``; the
+    first value tried is ``hint[edge]`` (on when -1).  Probing runs at decision depths up to
+    ``probe_depth``.  Returns the mode (``DONE`` when the search is over).
+    """
+    st, sc, lv, sols, hint = rs.st, rs.sc, sr.lv, sr.sols, sr.hint
+    while True:
+        mode = sc[MODE]
+        if mode == DONE:
+            return mode
+        if sc[NODES] >= node_stop:
+            return mode
+        r = OK
+        if mode == PROPAGATE:
+            if sc[PACTIVE] == 0:               # else a paused probing pass goes on from its fixed point
+                r = fix(use_connect, lat, rs, sr.seen, sr.stack)
+            e = -1
+            if r == OK and sc[DEPTH] <= probe_depth:
+                r, e = probe(node_stop, use_connect, lat, rs, sr)
+            if r == PAUSE:
+                return mode                     # resume: the fixed point is kept, probing goes on
+            if r == OK:
+                if e < 0:
+                    e = _choose(lat, rs)
+                if e < 0:                       # everything decided without closing a loop
+                    r = FAIL
+                else:
+                    d = sc[DEPTH]
+                    lv[d, 0] = e
+                    lv[d, 1] = hint[e] if hint[e] >= 0 else 1
+                    lv[d, 2] = 0
+                    lv[d, 3] = sc[TLEN]
+                    lv[d, 4] = sc[MLEN]
+                    lv[d, 5] = sc[ULEN]
+                    sc[DEPTH] += 1
+                    r = _set(e, lv[d, 1], lat, rs)
+                    if r == OK:
+                        continue                # propagate next round
+                    sc[QH] = 0
+                    sc[QT] = 0
+        # here r is FAIL or SOLVED (or we were already backtracking)
+        if r == SOLVED:
+            _record(st, sols, sc)
+            if sc[COUNT] >= limit:
+                sc[MODE] = DONE
+                return DONE
+        sc[MODE] = BACKTRACK
+        while True:
+            if sc[DEPTH] == 0:
+                sc[MODE] = DONE
+                return DONE
+            d = sc[DEPTH] - 1
+            _undo(lv[d, 3], lv[d, 4], lv[d, 5], lat, rs)
+            if lv[d, 2] == 1:
+                sc[DEPTH] -= 1
+                continue
+            lv[d, 2] = 1
+            r = _set(lv[d, 0], 1 - lv[d, 1], lat, rs)
+            if r == OK:
+                sc[MODE] = PROPAGATE
+                break
+            sc[QH] = 0
+            sc[QT] = 0
+            if r == SOLVED:
+                _record(st, sols, sc)
+                if sc[COUNT] >= limit:
+                    sc[MODE] = DONE
+                    return DONE

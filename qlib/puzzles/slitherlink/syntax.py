@@ -1,0 +1,25 @@
+"""What every Slitherlink text format shares: its errors, located failures and limits."""
+
+from __future__ import annotations
+
+
+class SlitherlinkError(ValueError):
+    """A puzzle text that cannot be read; the message names the place and what was expected."""
+
+
+class SlitherlinkFileNotFoundError(SlitherlinkError, FileNotFoundError):
+    """No file at the path given: a :class:`SlitherlinkError` that is also a :class:`FileNotFoundError`."""
+
+
+def fail(name: str, line: int, column: int, message: str):
+    """Raise a :class:`SlitherlinkError` located at ``name``, ``line``, ``column`` (from 1)."""
+    raise SlitherlinkError(f"{name}, line {line}, column {column}: {message}")
+
+
+#: Why a clue 4 is refused, in every format.
+FOUR = ("a clue 4 is not accepted: it asks for all four sides of the cell, which close a 1x1 "
+        "loop on their own, so no single loop can pass through any other cell")
+#: The largest side a board may have, in every format.
+MAX_SIDE = 999
+#: What counts as blank around a line.
+SPACE = " \t"

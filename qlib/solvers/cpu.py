@@ -1,0 +1,93 @@
+"""The CPU backend: numba's parallel kernels on the cores numba may use.
+
+Two algorithms, each a function ``(compiled, options, common) -> (state, info)``
+that :func:`qlib.solve` finds in its registry: :func:`run_sa` (simulated
+annealing with restarts, :mod:`qlib.solvers.sa`) and :func:`run_focused` (the
+focused search with optional lazy cuts, :mod:`qlib.solvers.focused`).
+Replicas run in parallel on ``num_threads`` threads; a result depends on the
+seed, not on the thread count.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import threading
+import time
+
+import numba
+import numpy as np
+
+from ..limits import check_allocation
+from . import anneal, focused, sa
+from .seeding import initial_states, seed_sequence
+
+__all__ = ["run_sa", "run_focused", "choose_algorithm", "check_replica_memory", "PARALLEL_LOCK"]
+
+#: CPU solves from several Python threads of one process take turns: the fork-safe threading
+#: layer qlib selects (:mod:`qlib`) aborts on concurrent parallel launches.
+PARALLEL_LOCK = threading.Lock()
+
+
+def choose_algorithm(compiled, target_energy, options: dict) -> str:
+    """What ``algorithm="auto"`` runs: "focused" when there is a target and every objective
+    coefficient is non-negative (the energy is all penalty), or when lazy cuts are given; else "sa"."""
+    penalty_only = bool((compiled.term_coef[:compiled.num_objective_terms] >= 0).all())
+    if (target_energy is not None and penalty_only) or options.get("lazy_cuts") is not None:
+        return "focused"
+    return "sa"
+
+
+def check_replica_memory(compiled, num_replicas: int) -> None:
+    """Refuse replica counts whose per-replica arrays would not fit in memory."""
+    per_replica = 8 * (3 * compiled.num_vars + compiled.num_terms + 2 * compiled.num_rows + 16)
+    check_allocation(num_replicas * per_replica, f"{num_replicas} replicas")
+
+
+@contextlib.contextmanager
+def _parallel(num_threads: int):
+    """One parallel launch at a time (:data:`PARALLEL_LOCK`), on ``num_threads`` threads."""
+    with PARALLEL_LOCK:   # numba's fork-safe workqueue layer takes one parallel launch at a time
+        previous = numba.get_num_threads()
+        numba.set_num_threads(num_threads)
+        try:
+            yield
+        finally:
+            numba.set_num_threads(previous)
+
+
+def _start(compiled, options, common):
+    """Generator states, start states and the target relative to the offset."""
+    check_replica_memory(compiled, options.num_replicas)
+    rng = seed_sequence(common.seed, options.num_replicas + 1)
+    states = initial_states(compiled, common.initial_state, options.num_replicas, rng[-1])
+    target = -np.inf if common.target_energy is None else common.target_energy - compiled.offset
+    return rng, states, target
+
+
+def run_sa(compiled, options, common):
+    """Simulated annealing with restarts (:class:`~qlib.solvers.options.SAOptions`) on the CPU cores."""
+    entry = time.perf_counter()
+    rng, states, target = _start(compiled, options, common)
+    time_limit = max(common.time_limit - (time.perf_counter() - entry), 1e-3)   # setup counts too
+    with _parallel(options.num_threads):
+        state, info = sa.run_sa(compiled, rng, states, target, time_limit, num_sweeps=options.num_sweeps,
+                                beta_range=options.beta_range, max_rounds=options.max_rounds,
+                                round_function=anneal.anneal_round)
+    info.update(backend="cpu", num_threads=options.num_threads)
+    return state, info
+
+
+def run_focused(compiled, options, common):
+    """The focused search (:class:`~qlib.solvers.options.FocusedOptions`) on the CPU cores."""
+    entry = time.perf_counter()
+    if common.target_energy is None and options.max_steps is None and options.lazy_cuts is None:
+        raise ValueError("algorithm='focused' needs a target_energy, lazy_cuts or max_steps to know when to stop")
+    rng, states, target = _start(compiled, options, common)
+    time_limit = max(common.time_limit - (time.perf_counter() - entry), 1e-3)   # setup counts too
+    with _parallel(options.num_threads):
+        state, info = focused.run_focused(compiled, rng[:options.num_replicas], states, target, time_limit,
+                                          noise=options.noise, tabu_tenure=options.tabu_tenure,
+                                          lazy=options.lazy_cuts, max_steps=options.max_steps,
+                                          share=options.share_cuts)
+    info.update(backend="cpu", num_threads=options.num_threads)
+    return state, info

@@ -1,0 +1,120 @@
+"""The simulated-annealing driver, shared by the CPU and GPU backends.
+
+:func:`run_sa` runs rounds of sweeps (the first from the given states, then
+random restarts) in chunks sized from the measured speed, reads the clock
+between chunks and picks the winner; a *round function* runs the sweeps of one
+chunk on every replica: :func:`qlib.solvers.anneal.anneal_round` on the CPU
+cores, :func:`qlib.solvers.gpu.gpu_round` on a CUDA device.
+"""
+
+from __future__ import annotations
+
+import math
+import time
+
+import numpy as np
+
+from .anneal import AnnealArrays, sample_deltas
+
+__all__ = ["run_sa", "default_beta_range", "new_arrays"]
+
+
+def default_beta_range(compiled, rng_state) -> tuple[float, float]:
+    """Hot and cold inverse temperatures from the sizes of single-flip deltas.
+
+    As in dwave-samplers: the hot end accepts the largest uphill move with
+    probability 1/2, the cold end the smallest with probability 1/100.
+    """
+    gen = np.random.Generator(np.random.PCG64(int(rng_state)))
+    literals = len(compiled.term_vars) + 1
+    num_probes = int(min(8, max(1, 4_000_000 // (literals * max(1, compiled.num_vars) // 64 + 1))))
+    probes = gen.integers(0, 2, size=(num_probes, compiled.num_vars), dtype=np.uint8)
+    deltas = sample_deltas(compiled.kernel_arrays(), probes, compiled.num_terms, compiled.num_rows)
+    nonzero = deltas[deltas > 1e-12]
+    if nonzero.size == 0:
+        return 0.1, 1.0
+    return math.log(2.0) / float(nonzero.max()), math.log(100.0) / float(nonzero.min())
+
+
+def new_arrays(compiled, rng, states) -> AnnealArrays:
+    """The :class:`~qlib.solvers.anneal.AnnealArrays` of a run from ``states``, replica ``k`` seeded by ``rng[k]``."""
+    num_replicas = states.shape[0]
+    padded_rng = np.zeros((num_replicas, 8), dtype=np.uint64)  # one cache line per replica
+    padded_rng[:, 0] = rng[:num_replicas]
+    return AnnealArrays(
+        states=states, rng=padded_rng,
+        false_count=np.zeros((num_replicas, compiled.num_terms), dtype=np.int32),
+        lhs=np.zeros((num_replicas, compiled.num_rows)), row_delta=np.zeros((num_replicas, compiled.num_rows)),
+        energies=np.zeros(num_replicas), best_states=np.empty_like(states), best_energies=np.empty(num_replicas),
+        flips=np.zeros(num_replicas, dtype=np.int64),
+        hit=np.zeros(num_replicas, dtype=np.int64))   # when each replica reached the target (0: not yet)
+
+
+def run_sa(compiled, rng, states, target, time_limit, *, num_sweeps, beta_range, max_rounds, round_function):
+    """Annealing rounds (the first from ``states``, then random restarts) until the
+    target, the time limit or ``max_rounds``; returns (state, info).
+
+    ``rng`` holds one generator state per replica and one more for the driver;
+    ``target`` is relative to the model's offset (``-inf``: none).  Without a
+    target one round runs unless ``max_rounds`` says more; with one, rounds go
+    on until the target or the time limit.  ``beta_range`` None: from
+    :func:`default_beta_range`.  A round runs in chunks of sweeps sized from the
+    measured speed, so the clock is read every few milliseconds.
+    ``round_function(m, arrays, betas, lo, hi, target)`` runs sweeps ``lo`` to
+    ``hi`` on every replica.  Ctrl-C ends it with ``stop_reason="interrupted"``.
+    The options come checked (:class:`~qlib.solvers.options.SAOptions`).
+    """
+    start = time.perf_counter()
+    num_replicas = states.shape[0]
+    if max_rounds is None:
+        max_rounds = 1 if not np.isfinite(target) else None
+    if beta_range is None:
+        beta_range = default_beta_range(compiled, rng[-1])
+    hot, cold = (float(b) for b in beta_range)
+    log_ratio = math.log(cold / hot) / max(num_sweeps - 1, 1)
+    m = compiled.kernel_arrays()
+    a = new_arrays(compiled, rng, states)
+    best_state, best_energy = states[0].copy(), np.inf
+    deadline = start + time_limit
+    rounds, status, chunk = 0, None, 1
+    try:
+        while status is None:
+            if rounds > 0:  # restart from random states
+                gen = np.random.Generator(np.random.PCG64(int(rng[rounds % num_replicas]) + rounds))
+                a = a._replace(states=gen.integers(0, 2, size=states.shape, dtype=np.uint8))
+            lo = 0
+            while lo < num_sweeps:
+                hi = min(num_sweeps, lo + chunk)
+                t0 = time.perf_counter()
+                betas = hot * np.exp(log_ratio * np.arange(lo, hi))   # geometric, hot to cold
+                round_function(m, a, betas, lo, hi, target)
+                elapsed = time.perf_counter() - t0
+                done, lo = hi - lo, hi
+                if a.hit.any():
+                    break
+                now = time.perf_counter()
+                if now >= deadline:
+                    status = "time_limit"
+                    break
+                rate = done / max(elapsed, 1e-6)   # sweeps per second
+                chunk = int(max(1, min(rate * min(0.02, deadline - now), 4 * chunk)))
+            rounds += 1
+            k = int(np.argmin(a.best_energies))  # first replica among equals: deterministic
+            if a.best_energies[k] < best_energy:
+                best_energy, best_state = a.best_energies[k], a.best_states[k].copy()
+            if a.hit.any():
+                # the first to get there (then the lowest index): the same whatever the chunks
+                k = int(np.argmin(np.where(a.hit > 0, a.hit, np.iinfo(np.int64).max)))
+                best_state = a.best_states[k].copy()
+                status = "target_energy"
+            elif status is None and max_rounds is not None and rounds >= max_rounds:
+                status = "max_rounds"
+    except KeyboardInterrupt:
+        status = "interrupted"
+        k = int(np.argmin(a.best_energies))
+        if a.best_energies[k] < best_energy:
+            best_state = a.best_states[k].copy()
+    info = dict(algorithm="sa", num_replicas=num_replicas, num_sweeps=int(num_sweeps),
+                beta_range=(hot, cold), rounds=rounds, flips=int(a.flips.sum()), stop_reason=status,
+                replica_states=a.best_states.copy(), replica_energies=a.best_energies + compiled.offset)
+    return best_state, info

@@ -1,0 +1,205 @@
+"""The package's shape: no import cycle, no reach into another module's privates, short modules,
+short kernel signatures, and a docstring on every public name.  Read from the source with ast."""
+
+from __future__ import annotations
+
+import ast
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parent.parent / "qlib"
+MAX_LINES = 600
+MAX_KERNEL_PARAMETERS = 8
+
+
+def _modules() -> dict[str, Path]:
+    out = {}
+    for path in sorted(ROOT.rglob("*.py")):
+        parts = path.relative_to(ROOT.parent).with_suffix("").parts
+        name = ".".join(parts[:-1] if parts[-1] == "__init__" else parts)
+        out[name] = path
+    return out
+
+
+MODULES = _modules()
+TREES = {name: ast.parse(path.read_text(), filename=str(path)) for name, path in MODULES.items()}
+
+
+def _is_package(name: str) -> bool:
+    return MODULES[name].name == "__init__.py"
+
+
+def _base(name: str, node: ast.ImportFrom) -> str:
+    if not node.level:
+        return node.module or ""
+    parts = name.split(".")
+    if not _is_package(name):
+        parts = parts[:-1]
+    parts = parts[:len(parts) - node.level + 1]
+    return ".".join(parts + ([node.module] if node.module else []))
+
+
+def _owner(dotted: str) -> str | None:
+    """The qlib module that ``dotted`` names or lies in."""
+    while dotted and dotted not in MODULES:
+        dotted = dotted.rpartition(".")[0]
+    return dotted or None
+
+
+def _imports(name: str):
+    """(imported module, name imported from it or None, node) for every import in ``name``, at any depth."""
+    for node in ast.walk(TREES[name]):
+        if isinstance(node, ast.ImportFrom):
+            base = _base(name, node)
+            for alias in node.names:
+                full = f"{base}.{alias.name}"
+                if full in MODULES:
+                    yield full, None, alias.asname or alias.name
+                elif _owner(base):
+                    yield _owner(base), alias.name, alias.asname or alias.name
+        elif isinstance(node, ast.Import):
+            for alias in node.names:
+                if _owner(alias.name):
+                    yield _owner(alias.name), None, alias.asname or alias.name.split(".")[0]
+
+
+def _graph() -> dict[str, set[str]]:
+    graph = {name: set() for name in MODULES}
+    for name in MODULES:
+        for target, _, _ in _imports(name):
+            if target != name and not name.startswith(target + "."):   # a package's own modules: not a cycle
+                graph[name].add(target)
+    return graph
+
+
+def _cycles(graph) -> list[list[str]]:
+    """Strongly connected components with more than one module (Tarjan)."""
+    index, low, stack, on, out, counter = {}, {}, [], set(), [], [0]
+
+    def visit(v):
+        index[v] = low[v] = counter[0]
+        counter[0] += 1
+        stack.append(v)
+        on.add(v)
+        for w in graph[v]:
+            if w not in index:
+                visit(w)
+                low[v] = min(low[v], low[w])
+            elif w in on:
+                low[v] = min(low[v], index[w])
+        if low[v] == index[v]:
+            component = []
+            while True:
+                w = stack.pop()
+                on.discard(w)
+                component.append(w)
+                if w == v:
+                    break
+            if len(component) > 1:
+                out.append(sorted(component))
+
+    for v in graph:
+        if v not in index:
+            visit(v)
+    return out
+
+
+def _private(name: str) -> bool:
+    return name.startswith("_") and not name.startswith("__")
+
+
+def test_the_walker_sees_imports_and_cycles():
+    graph = {"a": {"b"}, "b": {"c"}, "c": {"a"}, "d": {"a"}}
+    assert _cycles(graph) == [["a", "b", "c"]]
+    assert "qlib.compile" in _graph()["qlib.solvers.api"]
+
+
+def test_no_import_cycle():
+    """Function-level imports count: a cycle there is still two modules that need each other."""
+    assert _cycles(_graph()) == []
+
+
+def test_no_module_uses_another_modules_private_names():
+    found = []
+    for name in MODULES:
+        modules_here = {}
+        for target, imported, bound in _imports(name):
+            if target == name:
+                continue
+            if imported is None:
+                modules_here[bound] = target
+            elif _private(imported):
+                found.append(f"{name} imports {target}.{imported}")
+        for node in ast.walk(TREES[name]):
+            if (isinstance(node, ast.Attribute) and isinstance(node.value, ast.Name)
+                    and node.value.id in modules_here and _private(node.attr)):
+                found.append(f"{name} uses {modules_here[node.value.id]}.{node.attr}")
+    assert sorted(set(found)) == []
+
+
+@pytest.mark.parametrize("name", sorted(MODULES))
+def test_modules_are_short(name):
+    lines = MODULES[name].read_text().count("\n")
+    assert lines <= MAX_LINES, f"{name}: {lines} lines"
+
+
+def _is_kernel(node) -> bool:
+    for deco in node.decorator_list:
+        target = deco.func if isinstance(deco, ast.Call) else deco
+        label = ast.unparse(target)
+        if label.split(".")[-1] in ("njit", "jit") or label.endswith("cuda.jit"):
+            return True
+    return False
+
+
+def test_kernels_take_few_parameters():
+    long = []
+    for name, tree in TREES.items():
+        for node in ast.walk(tree):
+            if isinstance(node, ast.FunctionDef) and _is_kernel(node):
+                count = len(node.args.posonlyargs) + len(node.args.args) + len(node.args.kwonlyargs)
+                if count > MAX_KERNEL_PARAMETERS:
+                    long.append(f"{name}.{node.name}: {count}")
+    assert long == []
+
+
+def _documented_methods(tree) -> dict[str, set[str]]:
+    """Per class of ``tree``: the methods with a docstring, its own or a base's from the same module."""
+    classes = {node.name: node for node in tree.body if isinstance(node, ast.ClassDef)}
+    out: dict[str, set[str]] = {}
+
+    def documented(name):
+        if name not in out:
+            node = classes[name]
+            own = {item.name for item in node.body
+                   if isinstance(item, ast.FunctionDef) and ast.get_docstring(item) is not None}
+            for base in node.bases:
+                if isinstance(base, ast.Name) and base.id in classes:
+                    own |= documented(base.id)
+            out[name] = own
+        return out[name]
+
+    for name in classes:
+        documented(name)
+    return out
+
+
+def test_public_functions_and_classes_have_docstrings():
+    """A method that overrides a documented one of its base class inherits that docstring."""
+    missing = []
+    for name, tree in TREES.items():
+        if any(_private(part) for part in name.split(".")):
+            continue
+        documented = _documented_methods(tree)
+        for node in tree.body:
+            if isinstance(node, (ast.FunctionDef, ast.ClassDef)) and not _private(node.name):
+                if ast.get_docstring(node) is None:
+                    missing.append(f"{name}.{node.name}")
+            if isinstance(node, ast.ClassDef) and not _private(node.name):
+                for item in node.body:
+                    if (isinstance(item, ast.FunctionDef) and not _private(item.name)
+                            and not item.name.startswith("__") and item.name not in documented[node.name]
+                            and not any(ast.unparse(d).endswith("setter") for d in item.decorator_list)):
+                        missing.append(f"{name}.{node.name}.{item.name}")
+    assert missing == [], "no docstring: " + ", ".join(missing)
