@@ -126,13 +126,15 @@ def test_time_limit():
 
 def test_bad_arguments():
     board = empty(2, 2)
-    for bad in (0, -1.0, float("inf"), float("nan"), True, "1", None):
-        with pytest.raises(ValueError, match="time_limit"):
+    for bad, error in ((0, ValueError), (-1.0, ValueError), (float("inf"), ValueError), (float("nan"), ValueError),
+                       (True, TypeError), ("1", TypeError), (None, TypeError)):
+        with pytest.raises(error, match="time_limit"):
             solve_exact(board, time_limit=bad)
-        with pytest.raises(ValueError, match="time_limit"):
+        with pytest.raises(error, match="time_limit"):
             count_exact(board, time_limit=bad)
-    for bad in (0, -2, True, 1.5, "2", None):
-        with pytest.raises(ValueError, match="limit"):
+    for bad, error in ((0, ValueError), (-2, ValueError), (True, TypeError), (1.5, TypeError), ("2", TypeError),
+                       (None, TypeError)):
+        with pytest.raises(error, match="limit"):
             count_exact(board, limit=bad)
     for bad in (42, None, "", "3\n4\n"):
         with pytest.raises(ValueError):

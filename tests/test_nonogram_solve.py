@@ -288,6 +288,10 @@ def test_methods_and_their_options():
         ng.solve(puzzle, time_limit=0)
     with pytest.raises(ValueError, match="seed"):
         ng.solve(puzzle, seed=-1)
+    with pytest.raises(TypeError, match="seed"):
+        ng.solve(puzzle, seed=True)
+    with pytest.raises(TypeError, match="time_limit"):
+        ng.solve(puzzle, time_limit="1")
     assert ng.warmup() < 1.0 and isinstance(ng.warmup(), float)
     result = ng.solve(puzzle, seed=0)
     assert str(result).startswith("solved (answer, found by backtrack)")

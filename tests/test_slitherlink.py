@@ -543,6 +543,9 @@ def test_solve_argument_errors():
         sl.solve(SMALL, max_iterations=0)
     with pytest.raises(ValueError, match="seed"):
         sl.solve(SMALL, seed=-1)
+    for name, bad in (("seed", True), ("time_limit", "1"), ("max_iterations", 2.0)):   # a wrong type
+        with pytest.raises(TypeError, match=name):
+            sl.solve(SMALL, **{name: bad})
 
 
 def test_decode_reads_edges_by_label():

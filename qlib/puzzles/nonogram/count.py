@@ -2,9 +2,9 @@
 
 from __future__ import annotations
 
-import math
 import time
 
+from ... import validate
 from . import lines
 from .engine import TIME_UP, Engine, warmup
 from .parsing import parse
@@ -26,11 +26,8 @@ def count_solutions(puzzle, limit: int = 2, time_limit: float = 10.0):
     unique answer.
     """
     puzzle = parse(puzzle)
-    if isinstance(limit, bool) or not isinstance(limit, int) or limit < 1:
-        raise ValueError(f"limit must be a positive integer, got {limit!r}")
-    if isinstance(time_limit, bool) or not isinstance(time_limit, (int, float)) or not time_limit > 0 \
-            or not math.isfinite(time_limit):
-        raise ValueError(f"time_limit must be a positive number of seconds, got {time_limit!r}")
+    limit = validate.integer("limit", limit, minimum=1)
+    time_limit = validate.time_limit(time_limit)
     warmup()
     deadline = time.perf_counter() + float(time_limit)
     return count_from(Engine(puzzle), limit, deadline, presolve=True)

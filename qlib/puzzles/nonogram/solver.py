@@ -32,7 +32,6 @@ until energy 0 or the time limit, as the source formulation does.
 
 from __future__ import annotations
 
-import math
 import time
 from dataclasses import dataclass, field
 from typing import Any, Callable
@@ -40,6 +39,7 @@ from typing import Any, Callable
 import numpy as np
 
 import qlib
+from qlib import validate
 
 from ..result import PuzzleResult
 from . import lines
@@ -203,13 +203,10 @@ def solve(puzzle, *, form: str = "cons", method: str | None = None, backend: str
     puzzle = parse(puzzle)
     if form not in FORMS:
         raise ValueError(f"unknown form {form!r}; choose one of {', '.join(FORMS)}")
-    if isinstance(time_limit, bool) or not isinstance(time_limit, (int, float)) or not time_limit > 0 \
-            or not math.isfinite(time_limit):
-        raise ValueError(f"time_limit must be a positive number of seconds, got {time_limit!r}")
+    time_limit = validate.time_limit(time_limit)
+    seed = validate.seed(seed)
     if seed is None:
         seed = int(np.random.SeedSequence().entropy % (1 << 62))
-    elif isinstance(seed, bool) or not isinstance(seed, (int, np.integer)) or seed < 0:
-        raise ValueError(f"seed must be a non-negative integer, got {seed!r}")
     method = _resolve_method(method, form, backend, options)
     if method == "auto" and backend == "auto":   # the model search's budget depends on the backend
         from ...solvers import gpu

@@ -19,12 +19,12 @@ Needs the ``python-sat`` package, one of qlib's dependencies.
 from __future__ import annotations
 
 import itertools
-import math
 import time
 from dataclasses import dataclass
 
 import numpy as np
 
+from ... import validate
 from ..loops import loop_satisfies_clues, split_loops
 from .board import parse
 
@@ -83,10 +83,7 @@ class ExactResult:
 
 
 def _check_time_limit(time_limit):
-    if (isinstance(time_limit, bool) or not isinstance(time_limit, (int, float, np.integer, np.floating))
-            or not (time_limit > 0 and math.isfinite(time_limit))):
-        raise ValueError(f"time_limit must be a positive finite number of seconds, got {time_limit!r}")
-    return float(time_limit)
+    return validate.time_limit(time_limit)
 
 
 def _board(board):
@@ -235,8 +232,7 @@ def count_exact(board, *, limit: int = 2, time_limit: float = 60.0):
     """
     t0 = time.perf_counter()
     board = _board(board)
-    if isinstance(limit, bool) or not isinstance(limit, (int, np.integer)) or limit < 1:
-        raise ValueError(f"limit must be a positive integer, got {limit!r}")
+    limit = validate.integer("limit", limit, minimum=1)
     deadline = t0 + _check_time_limit(time_limit)
     search = SatSearch(board)
     masks = []

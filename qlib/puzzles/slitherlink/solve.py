@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import math
 import time
 from dataclasses import dataclass, field
 from typing import Callable
@@ -10,6 +9,7 @@ from typing import Callable
 import numpy as np
 
 import qlib
+from qlib import validate
 from qlib.constraints import Model
 from qlib.solvers.focused import LazyCuts
 
@@ -541,12 +541,8 @@ def solve(board, *, form: str = "cells", method: str | None = None, backend: str
         method = "lazy" if FORMULATIONS[form].lazy else "outer"
     if method not in METHODS:
         raise ValueError(f"unknown method {method!r}; choose one of {', '.join(map(repr, METHODS))}")
-    if isinstance(time_limit, bool) or not isinstance(time_limit, (int, float)) or not time_limit > 0 \
-            or not math.isfinite(time_limit):
-        raise ValueError(f"time_limit must be a positive number of seconds, got {time_limit!r}")
-    if max_iterations is not None and (isinstance(max_iterations, bool) or not isinstance(max_iterations, int)
-                                       or max_iterations < 1):
-        raise ValueError(f"max_iterations must be a positive integer or None, got {max_iterations!r}")
+    time_limit = validate.time_limit(time_limit)
+    max_iterations = validate.integer("max_iterations", max_iterations, minimum=1, none=True)
     if complete is None:
         complete = "sat" if form == "cells" and method == "lazy" else False
     if complete is False:
@@ -557,10 +553,9 @@ def solve(board, *, form: str = "cells", method: str | None = None, backend: str
         raise ValueError(f"unknown complete search {complete!r}; choose one of {', '.join(map(repr, COMPLETE))}")
     elif method != "lazy":
         raise ValueError("complete= runs beside the lazy method; method='outer' is the source's iteration alone")
+    seed = validate.seed(seed)
     if seed is None:
         seed = int(np.random.SeedSequence().entropy % (1 << 62))
-    elif isinstance(seed, bool) or not isinstance(seed, (int, np.integer)) or seed < 0:
-        raise ValueError(f"seed must be a non-negative integer, got {seed!r}")
     jit = warmup(form, method) if backend in ("cpu", "auto") else 0.0
     args = (board, form, backend, int(seed), float(time_limit), max_iterations, solver_options, method, complete)
     try:
