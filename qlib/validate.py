@@ -20,6 +20,14 @@ def _is_integer(value) -> bool:
     return isinstance(value, (numbers.Integral, np.integer)) and not isinstance(value, (bool, np.bool_))
 
 
+def _real(name: str, value, none: bool) -> float:
+    """``value`` as a float, or a TypeError naming ``name`` when it is no real number (a bool is not)."""
+    if isinstance(value, (bool, np.bool_)) or not isinstance(value, (numbers.Real, np.integer, np.floating)):
+        expected = "a number or None" if none else "a number"
+        raise TypeError(f"{name} must be {expected}, got {value!r} ({type(value).__name__})")
+    return float(value)
+
+
 def integer(name: str, value, *, minimum: int | None = None, maximum: int | None = None,
             none: bool = False) -> int | None:
     """``value`` as a Python int, checked to lie in ``[minimum, maximum]``; None passes when ``none``."""
@@ -45,10 +53,7 @@ def number(name: str, value, *, positive: bool = False, minimum: float | None = 
     """``value`` as a finite Python float (``positive``: > 0; ``minimum``: >= it); None passes when ``none``."""
     if value is None and none:
         return None
-    if isinstance(value, (bool, np.bool_)) or not isinstance(value, (numbers.Real, np.integer, np.floating)):
-        expected = "a number or None" if none else "a number"
-        raise TypeError(f"{name} must be {expected}, got {value!r} ({type(value).__name__})")
-    value = float(value)
+    value = _real(name, value, none)
     if not math.isfinite(value):
         raise ValueError(f"{name} must be finite, got {value}")
     if positive and not value > 0:
@@ -79,10 +84,7 @@ def bound(name: str, value, *, none: bool = False) -> float | None:
     """``value`` as a Python float that may be infinite (a threshold), never nan; None passes when ``none``."""
     if value is None and none:
         return None
-    if isinstance(value, (bool, np.bool_)) or not isinstance(value, (numbers.Real, np.integer, np.floating)):
-        expected = "a number or None" if none else "a number"
-        raise TypeError(f"{name} must be {expected}, got {value!r} ({type(value).__name__})")
-    value = float(value)
+    value = _real(name, value, none)
     if math.isnan(value):
         raise ValueError(f"{name} must be a number, got nan")
     return value

@@ -1,4 +1,4 @@
-"""What every puzzle's ``solve`` returns, whatever the puzzle: one vocabulary of results."""
+"""What every puzzle shares: the result of ``solve`` (one vocabulary), and a model's sizes."""
 
 from __future__ import annotations
 
@@ -39,3 +39,19 @@ class PuzzleResult:
     def solved(self) -> bool:
         """Whether the result holds an answer."""
         return self.status == "solved"
+
+
+class ModelSizes:
+    """``var_count`` and ``term_count`` of a puzzle model that holds its qlib model as ``model``."""
+
+    model: object
+
+    @property
+    def var_count(self) -> int:
+        """Variables of the model."""
+        return self.model.var_count
+
+    @property
+    def term_count(self) -> int:
+        """Non-constant terms of the model."""
+        return self.model.term_count

@@ -14,6 +14,7 @@ import numpy as np
 
 import qlib
 
+from ..result import ModelSizes
 from .parsing import parse
 from .puzzle import BLACK, WHITE, Nonogram, clue_text, normalise_grid, line_slack, packed_starts
 
@@ -21,7 +22,7 @@ FORMS = ("cons", "qubo")
 
 
 @dataclass
-class NonogramModel:
+class NonogramModel(ModelSizes):
     """A nonogram's :class:`qlib.Model` and its domain-wall variables.
 
     ``row_vars[i]`` is row ``i``'s variable array of shape (blocks, slack): entry
@@ -38,16 +39,6 @@ class NonogramModel:
     col_vars: tuple
     form: str = "cons"
     known: tuple[str, ...] | None = None
-
-    @property
-    def var_count(self) -> int:
-        """Variables of the model."""
-        return self.model.var_count
-
-    @property
-    def term_count(self) -> int:
-        """Non-constant terms of the model."""
-        return self.model.term_count
 
 
 def _line_vars(name: str, clue, length: int, shifts=None) -> np.ndarray:

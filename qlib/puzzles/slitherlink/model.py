@@ -29,13 +29,14 @@ from qlib.constraints import Model
 from qlib.expr import Expr
 
 from ..loops import Grid
+from ..result import ModelSizes
 from .board import Board, parse
 
 # -----------------------------------------------------------------------------
 # Models
 # -----------------------------------------------------------------------------
 @dataclass
-class SlitherlinkModel:
+class SlitherlinkModel(ModelSizes):
     """A board's qlib model with its edge variables.
 
     ``h`` ((R+1) x C) and ``v`` (R x (C+1)) are object arrays of variables;
@@ -60,16 +61,6 @@ class SlitherlinkModel:
     cells: np.ndarray | None = None
     presolve: object = None
     class_vars: np.ndarray | None = None
-
-    @property
-    def var_count(self) -> int:
-        """Variables of the model."""
-        return self.model.var_count
-
-    @property
-    def term_count(self) -> int:
-        """Non-constant terms of the model."""
-        return self.model.term_count
 
 
 def _edge_vars(board: Board):
