@@ -49,7 +49,7 @@ def warm() -> None:
 
 def task(group, file, method, form, seed, cap, **extra) -> tuple[tuple, dict]:
     """One run: its place in the results (``group``) and the keyword arguments of ``sweep_task``."""
-    return group, dict(file=file, method=method, form=form, seed=seed, time_limit=cap, max_iterations=1000, **extra)
+    return group, dict(file=file, method=method, formulation=form, seed=seed, time_limit=cap, max_iterations=1000, **extra)
 
 
 def cpu_tasks(args) -> list[tuple[tuple, dict]]:

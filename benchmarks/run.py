@@ -61,7 +61,7 @@ counts at the cap.  A row whose first ``--give-up`` runs all fail stops there
 failure; on the generated boards a row that stopped on one board is tried
 once on the other boards of that size; a peer whose setting failed on every
 grid seed too stops one failure earlier.  A qlib alternative that would repeat
-qlib-default's very call on a board (same form, method and cap; e.g. form="cells"
+qlib-default's very call on a board (same form, method and cap; e.g. formulation="cells"
 when that is the default) is not run again: its row says so and shows
 qlib-default's numbers.  Times are wall seconds in this process after a warm-up call of the
 same solver on a small board (the warm-ups and the JIT compile in a fresh
@@ -316,15 +316,15 @@ class Bench:
 
     def same_as_default(self, w, row, cap) -> dict | None:
         """qlib-default's results on ``w`` when ``row`` would repeat its very call: a qlib alternative with
-        the same cap whose form and method (as its warm-up resolved them) are those qlib-default used on
+        the same cap whose formulation and method (as its warm-up resolved them) are those qlib-default used on
         every run here.  Running it again would only measure the same solver twice."""
         default = self.workloads.get(w.name, {}).get("qlib-default")
         info = self.warm_info.get(f"{w.puzzle}/{row.name}", {})
         if row.kind != "qlib" or row.name == "qlib-default" or not default or default.get("cap") != cap \
-                or "form" not in info:
+                or "formulation" not in info:
             return None
-        used = {(e.get("form"), e.get("method")) for e in default["extras"]}
-        if used != {(info["form"], info["method"])}:
+        used = {(e.get("formulation", e.get("form")), e.get("method")) for e in default["extras"]}
+        if used != {(info["formulation"], info["method"])}:
             return None
         return {k: v for k, v in default.items() if k not in ("extras", "setting")}
 
@@ -332,7 +332,8 @@ class Bench:
     def setting_of(row, r) -> str:
         if row.name != "qlib-default":
             return row.describe
-        seen = sorted({f"form={e['form']}, method={e['method']}" for e in r["extras"] if "form" in e})
+        seen = sorted({f"formulation={e.get('formulation', e.get('form'))}, method={e['method']}" for e in r["extras"]
+                       if "formulation" in e or "form" in e})   # "form": results stored before the rename
         return row.describe + (" (" + " / ".join(seen) + ")" if seen else "")
 
     def run(self, workloads, after_each=None) -> None:

@@ -10,7 +10,7 @@ never by the solver's status.  ``extra`` is a small dict of facts worth keeping
 Workloads:
 
 * ``sl10``: the 10x10 Slitherlink of the QUBO++ tutorial;
-* ``nono15``: the 15x15 Nonogram as a plain QUBO (``nonogram.build_model(form="qubo")``),
+* ``nono15``: the 15x15 Nonogram as a plain QUBO (``nonogram.build_model(formulation="qubo")``),
   the same QUBO for qlib's annealing and for the peers;
 * ``sl{N}x{N}-gen-s{K}``: every generated board ``qlib/data/slitherlink-{N}x{N}-gen-s{K}.txt``
   present when the benchmark starts, grouped by size.
@@ -118,7 +118,7 @@ def slitherlink_qlib(name: str, board, describe: str, cap: float | None = None, 
         def run(seed, cap):
             r = slitherlink.solve(board, seed=seed, time_limit=cap, **options)
             ok = slitherlink.check(board, r.h, r.v) == []
-            return ok, dict(form=r.form, method=r.method, iterations=len(r.iterations), stop=r.stop_reason,
+            return ok, dict(formulation=r.formulation, method=r.method, iterations=len(r.iterations), stop=r.stop_reason,
                             found_by=getattr(r, "found_by", None))
         return run
 
@@ -127,20 +127,20 @@ def slitherlink_qlib(name: str, board, describe: str, cap: float | None = None, 
 
 def slitherlink_peer(name: str, board, grid=None, probe: bool = False, cap: float | None = None) -> Row:
     """The source's outer iteration with a peer sampler as the backend: the QUBO form
-    (``form="qubo"``) for the QUBO samplers, the HUBO form for OpenJij's HUBO sampler."""
+    (``formulation="qubo"``) for the QUBO samplers, the HUBO form for OpenJij's HUBO sampler."""
     form = "hubo" if name == "openjij-hubo" else "qubo"
     small = _board(SMALL_SLITHERLINK)
 
     def make(setting, board=board):
         def run(seed, cap):
-            r = slitherlink.solve(board, method="outer", form=form, backend=PEERS[name], seed=seed,
+            r = slitherlink.solve(board, method="outer", formulation=form, backend=PEERS[name], seed=seed,
                                   time_limit=cap, max_iterations=1000, **setting)
             ok = slitherlink.check(board, r.h, r.v) == []
             return ok, dict(iterations=len(r.iterations), min_energy=_energies(r), stop=r.stop_reason)
         return run
 
     return Row(name, "peer", make, lambda setting: make(setting, small)(0, 1.0), cap=cap,
-               grid=list(GRID if grid is None else grid), probe=probe, describe=f"form={form}, method=outer")
+               grid=list(GRID if grid is None else grid), probe=probe, describe=f"formulation={form}, method=outer")
 
 
 def exact_available() -> str | None:
@@ -200,12 +200,12 @@ def slitherlink_rows(board, *, edge_forms: bool = True, edge_cap: float | None =
     """
     rows = [slitherlink_qlib("qlib-default", board, "slitherlink.solve defaults")]
     if edge_forms:
-        rows += [slitherlink_qlib("qlib-lazy", board, "form=hubo, method=lazy", cap=edge_cap,
-                                  form="hubo", method="lazy"),
+        rows += [slitherlink_qlib("qlib-lazy", board, "formulation=hubo, method=lazy", cap=edge_cap,
+                                  formulation="hubo", method="lazy"),
                  # the outer iteration's rounds are not capped below the time cap, as for the peers
-                 slitherlink_qlib("qlib-outer", board, "form=hubo, method=outer, max_iterations=1000", cap=edge_cap,
-                                  form="hubo", method="outer", max_iterations=1000)]
-    rows.append(slitherlink_qlib("qlib-cells", board, "form=cells", form="cells"))
+                 slitherlink_qlib("qlib-outer", board, "formulation=hubo, method=outer, max_iterations=1000", cap=edge_cap,
+                                  formulation="hubo", method="outer", max_iterations=1000)]
+    rows.append(slitherlink_qlib("qlib-cells", board, "formulation=cells", formulation="cells"))
     rows += [slitherlink_exact(board, repeats), slitherlink_backtrack(board, repeats)]
     if peers != "none":
         rows += [slitherlink_peer(name, board, peer_grid, probe=peers == "probe", cap=peer_cap) for name in PEERS]
@@ -260,9 +260,9 @@ def nonogram_exact(puzzle, repeats: int | None = None) -> Row:
 def nonogram_rows(puzzle, peer_grid=None, repeats: int | None = None) -> list[Row]:
     grid = GRID if peer_grid is None else peer_grid
     return [_nonogram_row("qlib-default", "qlib", puzzle, "nonogram.solve defaults"),
-            _nonogram_row("qlib-sa", "qlib", puzzle, "form=qubo, algorithm=sa", form="qubo", algorithm="sa"),
+            _nonogram_row("qlib-sa", "qlib", puzzle, "formulation=qubo, algorithm=sa", formulation="qubo", algorithm="sa"),
             nonogram_exact(puzzle, repeats),
-            *(_nonogram_row(name, "peer", puzzle, "form=qubo", grid=grid, form="qubo", backend=PEERS[name])
+            *(_nonogram_row(name, "peer", puzzle, "formulation=qubo", grid=grid, formulation="qubo", backend=PEERS[name])
               for name in ("dwave-sa", "openjij-sa"))]
 
 

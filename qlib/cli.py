@@ -37,22 +37,22 @@ def _parser() -> argparse.ArgumentParser:
 
     sl = kinds.add_parser("slitherlink", help="a Slitherlink board: rows of '.' and digits 0-3, or a puzz.link URL")
     common(sl)
-    sl.add_argument("--form", choices=["cells", "hubo", "inequality", "qubo"], default="cells",
+    sl.add_argument("--formulation", "--form", choices=["cells", "hubo", "inequality", "qubo"], default="cells",
                     help="the formulation (default cells: one variable per presolved class of cells, "
                          "loops forbidden by their regions); hubo, inequality, qubo: the source's edge "
                          "variables, a loop forbidden by a product term, a <= constraint or a QUBO penalty")
     sl.add_argument("--method", choices=["lazy", "outer"], default=None,
                     help="lazy: loops are cut during the search; outer: the iteration of the source "
-                         "(default: the solver's choice for the form; outer with --backend gpu)")
+                         "(default: the solver's choice for the formulation; outer with --backend gpu)")
     sl.add_argument("--max-iterations", type=int, default=None,
                     help="stop the outer method after this many solves (default: the solver's)")
     nono = kinds.add_parser("nonogram", help="a Nonogram: a .non file or an sgt-puzzles game ID (10x10:2.1/3/...)")
     common(nono)
-    nono.add_argument("--form", choices=["cons", "qubo"], default="cons",
+    nono.add_argument("--formulation", "--form", choices=["cons", "qubo"], default="cons",
                       help="cons: native constraints; qubo: expanded to a pure QUBO")
     nono.add_argument("--method", choices=["auto", "search"], default=None,
                       help="auto: propagation, then the model search and backtracking in turns; search: "
-                           "the model search alone (default: auto for --form cons on the cpu or auto "
+                           "the model search alone (default: auto for --formulation cons on the cpu or auto "
                            "backend, else search)")
 
     show = sub.add_parser("show", help="print a puzzle in another format")
@@ -125,22 +125,37 @@ def _unique_line(unique, why: str = "") -> str:
     return "unique: unknown" + (f" ({why})" if why else "")
 
 
-class _Slitherlink:
-    """What the solve command needs to know of Slitherlink: options, answer fields and drawings."""
+class _Puzzle:
+    """What the solve command needs to know of a puzzle: its reader, options, answer fields and drawings."""
 
-    name, what = "slitherlink", "drawing"
+    name = what = ""
+    reader = None   # path -> the puzzle
 
-    @staticmethod
-    def read(args):
-        return _board(args.file)
+    @classmethod
+    def read(cls, args):
+        return cls.reader(args.file)
 
     @staticmethod
     def options(args) -> dict:
-        method = args.method
-        if method is None and args.backend == "gpu" and args.form != "cells":
-            method = "outer"  # the lazy method runs on the CPU only
+        return dict(formulation=args.formulation, method=args.method)
+
+    @staticmethod
+    def first_line(result) -> str:
+        return result.summary()
+
+    @staticmethod
+    def notes(puzzle, result, fields) -> list[str]:
+        return []
+
+
+class _Slitherlink(_Puzzle):
+    name, what = "slitherlink", "drawing"
+    reader = staticmethod(_board)
+
+    @staticmethod
+    def options(args) -> dict:
         extra = {} if args.max_iterations is None else {"max_iterations": args.max_iterations}
-        return dict(form=args.form, method=method, **extra)
+        return dict(formulation=args.formulation, method=args.method, **extra)
 
     @staticmethod
     def fields(board, result) -> dict:
@@ -167,23 +182,10 @@ class _Slitherlink:
     def first_line(result) -> str:
         return result.summary().splitlines()[0]
 
-    @staticmethod
-    def notes(puzzle, result, fields) -> list[str]:
-        return []
 
-
-class _Nonogram:
-    """What the solve command needs to know of the Nonogram."""
-
+class _Nonogram(_Puzzle):
     name, what = "nonogram", "grid"
-
-    @staticmethod
-    def read(args):
-        return _nonogram(args.file)
-
-    @staticmethod
-    def options(args) -> dict:
-        return dict(form=args.form, method=args.method)
+    reader = staticmethod(_nonogram)
 
     @staticmethod
     def fields(puzzle, result) -> dict:
@@ -203,10 +205,6 @@ class _Nonogram:
         from .puzzles import nonogram
 
         return nonogram.render_text(fields["second_answer"])
-
-    @staticmethod
-    def first_line(result) -> str:
-        return result.summary()
 
     @staticmethod
     def notes(puzzle, result, fields) -> list[str]:
@@ -247,7 +245,7 @@ def _solve(args) -> tuple[dict, str, int]:
                "status": "interrupted" if interrupted else result.status,
                "stop_reason": result.stop_reason, "found_by": result.found_by,
                "seconds": round(result.seconds, 6), **_timings(result),
-               "backend": result.backend, "seed": result.seed, "form": args.form, "method": result.method,
+               "backend": result.backend, "seed": result.seed, "formulation": args.formulation, "method": result.method,
                **fields, "unique": unique}
     drawing = kind.render(puzzle, fields)
     lines = ([drawing] if drawing else []) + [kind.first_line(result)]

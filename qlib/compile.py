@@ -286,34 +286,20 @@ def compile(model, *, variables=()) -> CompiledModel:  # noqa: A001 - the verb r
     if by_row:
         row_var_ptr[1:] = np.cumsum(np.bincount([r for r, _ in by_row], minlength=len(row_weight)))
 
-    _check_energy_range(offset, term_coef, num_objective_terms, np.array(row_const, dtype=np.float64),
-                        np.array(row_term_ptr, dtype=np.int64), np.array(row_weight, dtype=np.float64),
-                        np.array(iv_ptr, dtype=np.int64), np.array(iv_lo, dtype=np.float64),
-                        np.array(iv_hi, dtype=np.float64), row_labels, model.constraints)
+    row_term_ptr = np.array(row_term_ptr, dtype=np.int64)
+    row_const, row_weight = np.array(row_const, dtype=np.float64), np.array(row_weight, dtype=np.float64)
+    iv_ptr, iv_lo, iv_hi = (np.array(iv_ptr, dtype=np.int64), np.array(iv_lo, dtype=np.float64),
+                            np.array(iv_hi, dtype=np.float64))
+    _check_energy_range(offset, term_coef, num_objective_terms, row_const, row_term_ptr, row_weight,
+                        iv_ptr, iv_lo, iv_hi, row_labels, model.constraints)
     return CompiledModel(
-        model=model,
-        var_ids=var_ids,
-        offset=offset,
-        term_ptr=term_ptr,
-        term_vars=term_vars,
-        term_negs=term_negs,
-        term_coef=term_coef,
-        term_row=term_row,
-        num_objective_terms=num_objective_terms,
-        row_term_ptr=np.array(row_term_ptr, dtype=np.int64),
-        var_term_ptr=var_term_ptr,
-        var_terms=var_terms,
-        var_term_negs=var_term_negs,
-        var_row_ptr=var_row_ptr,
-        var_rows=var_rows,
-        row_const=np.array(row_const, dtype=np.float64),
-        row_weight=np.array(row_weight, dtype=np.float64),
-        row_iv_ptr=np.array(iv_ptr, dtype=np.int64),
-        row_iv_lo=np.array(iv_lo, dtype=np.float64),
-        row_iv_hi=np.array(iv_hi, dtype=np.float64),
-        row_labels=row_labels,
-        row_var_ptr=row_var_ptr,
-        row_vars=row_vars,
+        model=model, var_ids=var_ids, offset=offset,
+        term_ptr=term_ptr, term_vars=term_vars, term_negs=term_negs, term_coef=term_coef, term_row=term_row,
+        num_objective_terms=num_objective_terms, row_term_ptr=row_term_ptr,
+        var_term_ptr=var_term_ptr, var_terms=var_terms, var_term_negs=var_term_negs,
+        var_row_ptr=var_row_ptr, var_rows=var_rows,
+        row_const=row_const, row_weight=row_weight, row_iv_ptr=iv_ptr, row_iv_lo=iv_lo, row_iv_hi=iv_hi,
+        row_labels=row_labels, row_var_ptr=row_var_ptr, row_vars=row_vars,
     )
 
 

@@ -131,8 +131,8 @@ def test_options_and_workload_list():
 def test_an_alternative_identical_to_the_default_is_not_rerun():
     bench = bench_run.Bench(CONFIG, log=lambda *a: None)
     default = wl.slitherlink_qlib("qlib-default", TINY, "slitherlink.solve defaults")
-    form = default.make({})(0, 5.0)[1]["form"]  # the form the default resolves to: ask for it by name
-    same = wl.slitherlink_qlib("qlib-same", TINY, f"form={form}", form=form)
+    formulation = default.make({})(0, 5.0)[1]["formulation"]  # what the default resolves to: ask for it by name
+    same = wl.slitherlink_qlib("qlib-same", TINY, f"formulation={formulation}", formulation=formulation)
     bench.run([wl.Workload("tiny3", "slitherlink", "<tiny>", 3, True, [default, same])])
     r = bench.workloads["tiny3"]
     assert {e["method"] for e in r["qlib-default"]["extras"]} == {bench.warm_info["slitherlink/qlib-same"]["method"]}

@@ -14,8 +14,8 @@ def run(*args, stdin=None):
 
 def test_slitherlink_json_in_both_forms():
     path = str(qlib.data_path("slitherlink-10x10-qbpp.txt"))
-    for extra, method in (([], "lazy"), (["--method", "outer", "--form", "inequality"], "outer"),
-                          (["--form", "cells", "--method", "outer"], "outer")):
+    for extra, method in (([], "lazy"), (["--method", "outer", "--formulation", "inequality"], "outer"),
+                          (["--formulation", "cells", "--method", "outer"], "outer")):
         out = run("solve", "slitherlink", path, "--seed", "3", "--json", *extra)
         assert out.returncode == 0, out.stderr
         data = json.loads(out.stdout)

@@ -121,7 +121,8 @@ def test_time_limit():
     board = sl.parse(qlib.data_path("slitherlink-10x10-qbpp.txt"))
     res = solve_exact(board, time_limit=1e-9)
     assert res.status == "time_limit" and res.mask is None
-    assert count_exact(board, time_limit=1e-9) == (0, "time_limit", [])
+    assert count_exact(board, time_limit=1e-9) == (0, "unknown", [])
+    assert count_exact(board, time_limit=1e-9).stop_reason == "time_limit"
 
 
 def test_bad_arguments():

@@ -221,7 +221,7 @@ def test_count_two_by_two_and_logo():
 def test_count_runs_out_of_time():
     free = ng.parse(([[1]] * 12, [[1]] * 12))  # 12! permutation matrices
     count, status, grids = ng.count_solutions(free, limit=10**9, time_limit=0.2)
-    assert status == "time_limit" and count == len(grids) and count < 479001600
+    assert status == "unknown" and count == len(grids) and count < 479001600
 
 
 @settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.too_slow])

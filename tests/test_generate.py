@@ -302,8 +302,8 @@ def test_generate_final_check_sees_a_second_answer(monkeypatch):
     def lying(board, limit=2, **kw):
         res = real(board, limit=limit, **kw)
         if limit == 2 and kw.get("exclude") is None and kw.get("hint") is not None:
-            return sl.SolutionCount(count=2, status="limit", stop_reason="limit", limit=2,
-                                     nodes=res.nodes, seconds=res.seconds, solutions=res.solutions * 2)
+            return sl.Count(res.solutions * 2, count=2, stop_reason="limit", limit=2, nodes=res.nodes,
+                            seconds=res.seconds)
         return res
 
     monkeypatch.setattr(generator, "count_solutions", lying)

@@ -160,14 +160,14 @@ def test_logo_model_sizes(logo):
     assert expanded.var_count == 437
     assert expanded.objective.term_count == 2756
     assert expanded.report["slack_vars"] == []  # no auxiliary variables
-    qubo = ng.build_model(logo, form="qubo")
+    qubo = ng.build_model(logo, formulation="qubo")
     assert (qubo.var_count, qubo.term_count) == (437, 2756)
     assert qubo.model.objective.degree == 2
 
 
 def test_unknown_form():
     with pytest.raises(ValueError, match="form"):
-        ng.build_model(clues_of(SMALL_3x3), form="hubo")
+        ng.build_model(clues_of(SMALL_3x3), formulation="hubo")
 
 
 def random_shifts(rng, clue, length):
@@ -231,9 +231,9 @@ def test_domain_wall_colours_for_hand_built_shifts(logo):
         assert sol.energy == len(sol.violations)
 
 
-@pytest.mark.parametrize("form", ng.FORMS)
+@pytest.mark.parametrize("form", ng.FORMULATIONS)
 def test_answer_has_zero_energy_and_every_flip_costs(logo, form):
-    nm = ng.build_model(logo, form=form)
+    nm = ng.build_model(logo, formulation=form)
     compiled = qlib.compile(nm.model)
     state = compiled.as_states(ng.encode(nm, LOGO_ANSWER))
     assert compiled.energy(state) == 0
@@ -257,11 +257,11 @@ def test_a_flipped_cell_is_no_solution(logo):
 
 
 # -- solving -------------------------------------------------------------------
-@pytest.mark.parametrize("form", ng.FORMS)
+@pytest.mark.parametrize("form", ng.FORMULATIONS)
 def test_solve_logo_by_model_search(form):
-    result = ng.solve(LOGO_FILE, form=form, method="search", backend="cpu", seed=1, time_limit=60)
+    result = ng.solve(LOGO_FILE, formulation=form, method="search", backend="cpu", seed=1, time_limit=60)
     assert result.status == "solved" and result.stop_reason == "answer" and result.found_by == "search"
-    assert result.method == "search" and result.form == form
+    assert result.method == "search" and result.formulation == form
     assert result.grid == LOGO_ANSWER
     assert result.energy == 0
     assert result.var_count == 437
@@ -275,7 +275,7 @@ def test_solve_logo_by_model_search(form):
 
 def test_solve_logo_by_default():
     result = ng.solve(LOGO_FILE, seed=1, time_limit=60)
-    assert result.method == "auto" and result.form == "cons"
+    assert result.method == "auto" and result.formulation == "cons"
     assert (result.status, result.stop_reason, result.found_by) == ("solved", "answer", "propagation")
     assert result.grid == LOGO_ANSWER and ng.check(LOGO_FILE, result.grid) == []
     assert result.decided == 1.0 and result.var_count == 0 and result.energy == 0
@@ -283,24 +283,24 @@ def test_solve_logo_by_default():
     assert result.solution.energy == 0 and result.solution.info["algorithm"] == "propagation"
     assert result.solution.compiled.num_vars == 437
     # a form other than the default asks for the model search
-    assert ng.solve(LOGO_FILE, form="qubo", seed=1).method == "search"
-    assert ng.solve(LOGO_FILE, form="qubo", method="auto", seed=1).found_by == "propagation"
+    assert ng.solve(LOGO_FILE, formulation="qubo", seed=1).method == "search"
+    assert ng.solve(LOGO_FILE, formulation="qubo", method="auto", seed=1).found_by == "propagation"
 
 
 @pytest.mark.parametrize("answer", [SMALL_3x3, SMALL_4x4])
-@pytest.mark.parametrize("form", ng.FORMS)
+@pytest.mark.parametrize("form", ng.FORMULATIONS)
 def test_small_puzzles(answer, form):
     puzzle = ng.parse(clues_of(answer))
     assert all_solutions(puzzle) == [answer]  # the hand-made puzzles are unique
-    result = ng.solve(puzzle, form=form, backend="cpu", seed=3, time_limit=10)
+    result = ng.solve(puzzle, formulation=form, backend="cpu", seed=3, time_limit=10)
     assert result.status == "solved" and result.grid == answer
     assert result.var_count <= 20
-    exact = ng.solve(puzzle, form=form, backend="exhaustive")
+    exact = ng.solve(puzzle, formulation=form, backend="exhaustive")
     assert exact.grid == answer
     assert exact.solution.info["num_ground_states"] == 1
 
 
-@pytest.mark.parametrize("form", ng.FORMS)
+@pytest.mark.parametrize("form", ng.FORMULATIONS)
 @pytest.mark.parametrize("clues", [
     ([[1], [1], [1]], [[1], [1], [1]]),            # 6 permutation grids
     ([[2], [1], [2]], [[1], [3], [1]]),            # several placements
@@ -308,7 +308,7 @@ def test_small_puzzles(answer, form):
 ])
 def test_zero_energy_states_are_exactly_the_solutions(clues, form):
     puzzle = ng.parse(clues)
-    nm = ng.build_model(puzzle, form=form)
+    nm = ng.build_model(puzzle, formulation=form)
     compiled = qlib.compile(nm.model)
     n = compiled.num_vars
     assert n <= 16

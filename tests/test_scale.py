@@ -107,15 +107,15 @@ def test_default_solves_the_generated_boards(name):
     result = sl.solve(board, seed=0, time_limit=60)
     assert (result.status, result.stop_reason) == ("solved", "answer"), result.summary()
     assert sl.check(board, result.h, result.v) == []
-    assert (result.form, result.method) == ("cells", "lazy")
+    assert (result.formulation, result.method) == ("cells", "lazy")
 
 
 def test_the_default_path_has_no_iteration_cap():
     """Without max_iterations the outer method goes on until it has an answer, however many iterations."""
     board = sl.parse(qlib.data_path("slitherlink-10x10-qbpp.txt"))
-    free = sl.solve(board, form="hubo", method="outer", seed=4, time_limit=60)
+    free = sl.solve(board, formulation="hubo", method="outer", seed=4, time_limit=60)
     assert free.stop_reason == "answer" and len(free.iterations) > 3
-    capped = sl.solve(board, form="hubo", method="outer", seed=4, max_iterations=3)
+    capped = sl.solve(board, formulation="hubo", method="outer", seed=4, max_iterations=3)
     assert capped.stop_reason == "max_iterations" and len(capped.iterations) == 3
     assert [it["loops"] for it in capped.iterations] == [it["loops"] for it in free.iterations[:3]]
 
@@ -132,9 +132,9 @@ def test_stop_reasons():
     assert sl.solve(qlib.data_path("slitherlink-5x5-blog-ex1.txt"), seed=0).stop_reason == "answer"
     assert sl.solve(["00", "03"], seed=0).stop_reason == "no_answer"          # proved by the presolve
     assert sl.solve(["0"], seed=0).stop_reason == "no_answer"                 # only the empty drawing
-    slow = sl.solve(qlib.data_path("slitherlink-20x20-gen-s1.txt"), form="hubo", seed=0, time_limit=0.3)
+    slow = sl.solve(qlib.data_path("slitherlink-20x20-gen-s1.txt"), formulation="hubo", seed=0, time_limit=0.3)
     assert (slow.status, slow.stop_reason) == ("unsolved", "time_limit")
-    capped = sl.solve(qlib.data_path("slitherlink-10x10-qbpp.txt"), form="hubo", method="outer", seed=0,
+    capped = sl.solve(qlib.data_path("slitherlink-10x10-qbpp.txt"), formulation="hubo", method="outer", seed=0,
                       max_iterations=1)
     assert capped.stop_reason in ("max_iterations", "answer") and len(capped.iterations) == 1
 

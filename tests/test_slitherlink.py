@@ -485,13 +485,13 @@ def test_forbid_loop_forms():
 def test_outer_driver_finds_the_unique_answer(source, form, seed):
     board = sl.parse(source)
     answer = unique_answer(board)
-    result = sl.solve(board, form=form, method="outer", seed=seed, time_limit=30)
+    result = sl.solve(board, formulation=form, method="outer", seed=seed, time_limit=30)
     assert result.status == "solved", result.summary()
     assert result.stop_reason == "answer"
     assert np.array_equal(result.answer_state, answer)
     assert sl.check(board, result.h, result.v) == []
     assert sorted(result.loop) == np.flatnonzero(answer).tolist()
-    assert result.form == form and result.method == "outer" and result.backend == "cpu" and result.seed == seed
+    assert result.formulation == form and result.method == "outer" and result.backend == "cpu" and result.seed == seed
     its = result.iterations
     assert its and all(it["energy"] == 0 for it in its)
     assert [it["iteration"] for it in its] == list(range(1, len(its) + 1))
@@ -507,7 +507,7 @@ def test_unsolvable_board_stops_within_its_time_limit():
     proved = sl.solve(["00", "03"], seed=0, time_limit=2.0)          # the default presolve proves it
     assert (proved.status, proved.stop_reason) == ("unsolved", "no_answer")
     start = time.perf_counter()
-    result = sl.solve(["00", "03"], form="hubo", method="outer", seed=0, time_limit=2.0, max_iterations=5)
+    result = sl.solve(["00", "03"], formulation="hubo", method="outer", seed=0, time_limit=2.0, max_iterations=5)
     took = time.perf_counter() - start
     assert result.status == "unsolved"
     assert result.stop_reason == "time_limit"        # the clock stopped it, and it says so
@@ -519,10 +519,10 @@ def test_unsolvable_board_stops_within_its_time_limit():
 def test_board_with_only_multi_loop_states():
     # "33.33": its one clue+degree state is two 6-edge loops; no single loop exists.
     assert sl.solve(["33.33"], seed=0, time_limit=10).stop_reason == "no_answer"
-    result = sl.solve(["33.33"], form="hubo", method="outer", seed=0, time_limit=10, max_iterations=1)
+    result = sl.solve(["33.33"], formulation="hubo", method="outer", seed=0, time_limit=10, max_iterations=1)
     assert (result.status, result.stop_reason) == ("unsolved", "max_iterations")
     assert result.iterations[0]["loops"] == [6, 6]
-    exact = sl.solve(["33.33"], form="hubo", method="outer", backend="exhaustive", time_limit=10)
+    exact = sl.solve(["33.33"], formulation="hubo", method="outer", backend="exhaustive", time_limit=10)
     assert (exact.status, exact.stop_reason) == ("unsolved", "no_zero_energy_state")
     assert [it["loops"] for it in exact.iterations][0] == [6, 6]
     assert exact.iterations[1]["energy"] > 0 and len(exact.iterations) == 2
@@ -532,11 +532,11 @@ def test_solve_argument_errors():
     with pytest.raises(ValueError, match="'outer'"):
         sl.solve(SMALL, method="branch-and-bound")
     with pytest.raises(ValueError, match="method='outer'"):
-        sl.solve(SMALL, method="lazy", form="qubo")
+        sl.solve(SMALL, method="lazy", formulation="qubo")
     with pytest.raises(ValueError, match="CPU"):
         sl.solve(SMALL, method="lazy", backend="exhaustive")
     with pytest.raises(ValueError, match="'hubo'"):
-        sl.solve(SMALL, form="cons")
+        sl.solve(SMALL, formulation="cons")
     with pytest.raises(ValueError, match="time_limit"):
         sl.solve(SMALL, time_limit=0)
     with pytest.raises(ValueError, match="max_iterations"):
@@ -563,7 +563,7 @@ def test_decode_reads_edges_by_label():
 @pytest.mark.parametrize("seed", [0, 1])
 def test_lazy_method_finds_the_unique_answer(source, form, seed):
     board = sl.parse(source)
-    result = sl.solve(board, form=form, seed=seed, time_limit=30)  # method="lazy" is the default
+    result = sl.solve(board, formulation=form, seed=seed, time_limit=30)  # method="lazy" is the default
     assert (result.status, result.stop_reason, result.method) == ("solved", "answer", "lazy")
     assert np.array_equal(result.answer_state, unique_answer(board))
     assert len(result.iterations) == 1 and result.iterations[0]["forbidden"] == len(result.iterations[0]["cuts"])
@@ -572,7 +572,7 @@ def test_lazy_method_finds_the_unique_answer(source, form, seed):
 @pytest.mark.parametrize("rows", [["00", "03"], ["33.33"]])
 def test_lazy_method_on_boards_without_answer_ends_unsolved_in_time(rows):
     start = time.perf_counter()
-    result = sl.solve(rows, form="hubo", seed=0, time_limit=1.0)
+    result = sl.solve(rows, formulation="hubo", seed=0, time_limit=1.0)
     assert (result.status, result.stop_reason) == ("unsolved", "time_limit")
     assert time.perf_counter() - start < 1.0 + 1.0
 
@@ -580,7 +580,7 @@ def test_lazy_method_on_boards_without_answer_ends_unsolved_in_time(rows):
 @pytest.mark.parametrize("method, seed", [("outer", 5), ("lazy", 0)])
 def test_10x10_hubo(method, seed):
     board = sl.parse(TEN)
-    result = sl.solve(board, form="hubo", method=method, seed=seed, time_limit=120)
+    result = sl.solve(board, formulation="hubo", method=method, seed=seed, time_limit=120)
     assert result.status == "solved", result.summary()
     h, v = edges_from_drawing(ANSWER_DRAWING, 10, 10)
     assert result.h == h and result.v == v
@@ -598,7 +598,7 @@ if sys.argv[1] == "built":   # edge labels interned last first, other boards' mo
             qlib.var(f"v[{i}][{j}]"), qlib.var(f"h[{i}][{j}]")
     sl.build_model(sl.parse(qlib.data_path("slitherlink-5x5-blog-ex1.txt")), "qubo")
     sl.build_model(sl.parse(sys.argv[2]))
-r = sl.solve(sys.argv[2], form="hubo", method="outer", seed=1, max_iterations=4, time_limit=60)
+r = sl.solve(sys.argv[2], formulation="hubo", method="outer", seed=1, max_iterations=4, time_limit=60)
 print(json.dumps([it["loops"] for it in r.iterations]))
 """
 
@@ -650,7 +650,7 @@ def test_draw_colours_each_loop():
 def test_board_whose_empty_drawing_has_zero_energy(method, form):
     """'0' allows only the empty drawing, which is no answer: a proof where a complete part runs,
     else the time limit; never a stop at the empty drawing."""
-    result = sl.solve(["0"], form=form, method=method, seed=0, time_limit=1)
+    result = sl.solve(["0"], formulation=form, method=method, seed=0, time_limit=1)
     assert result.status == "unsolved"
     if form == "cells":   # the presolve proves it, whatever the method
         assert (result.stop_reason, result.found_by) == ("no_answer", "presolve")
@@ -658,7 +658,7 @@ def test_board_whose_empty_drawing_has_zero_energy(method, form):
         assert result.stop_reason == "time_limit" and result.found_by is None
 
 
-@pytest.mark.parametrize("form", sl.SOLVE_FORMS)
+@pytest.mark.parametrize("form", sl.FORMULATIONS)
 def test_the_empty_drawing_is_cut_and_the_answer_found(form):
     """'0.' over '..' allows the empty drawing and has exactly one answer: every form finds it
     instead of stopping at the empty drawing."""
@@ -666,7 +666,7 @@ def test_the_empty_drawing_is_cut_and_the_answer_found(form):
     count, status, masks = exact.count_exact(board, limit=2)
     assert (count, status) == (1, "exact")
     for seed in range(4):
-        result = sl.solve(board, form=form, seed=seed, time_limit=10)
+        result = sl.solve(board, formulation=form, seed=seed, time_limit=10)
         assert result.solved and sl.check(board, result.h, result.v) == []
         assert np.array_equal(board.grid.from_hv(result.h, result.v), masks[0])
 
@@ -698,7 +698,7 @@ def _cells_state(sm, compiled, colour):
 def test_cells_zero_energy_states_draw_exactly_the_valid_states(rows):
     board = sl.parse(rows)
     sm = sl.build_model(board, "cells")
-    assert sm.form == "cells" and sm.cells.shape == (2, 2)
+    assert sm.formulation == "cells" and sm.cells.shape == (2, 2)
     compiled = qlib.compile(sm.model)
     colourings = _colourings(board)
     energy = compiled.energy(np.stack([_cells_state(sm, compiled, c) for c in colourings]))
@@ -736,14 +736,14 @@ def test_cells_forbid_loop_is_one_exactly_when_the_loop_is_drawn():
 @pytest.mark.parametrize("method", ["lazy", "outer"])
 def test_cells_form_finds_the_unique_answer(source, seed, method):
     board = sl.parse(source)
-    result = sl.solve(board, form="cells", method=method, seed=seed, time_limit=30)
+    result = sl.solve(board, formulation="cells", method=method, seed=seed, time_limit=30)
     assert result.status == "solved", result.summary()
-    assert result.method == method and result.form == "cells"
+    assert result.method == method and result.formulation == "cells"
     assert sl.is_solution(board, result.h, result.v)
     if source is not TEN:
         assert np.array_equal(result.answer_state, unique_answer(board))
     else:
         assert np.array_equal(result.answer_state, board.grid.from_hv(*edges_from_drawing(ANSWER_DRAWING, 10, 10)))
-    again = sl.solve(board, form="cells", method=method, seed=seed, time_limit=30)
+    again = sl.solve(board, formulation="cells", method=method, seed=seed, time_limit=30)
     assert [it["loops"] for it in again.iterations] == [it["loops"] for it in result.iterations]
     assert [it.get("cuts") for it in again.iterations] == [it.get("cuts") for it in result.iterations]

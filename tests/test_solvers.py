@@ -220,6 +220,6 @@ def test_the_registry_lists_every_backend_and_its_algorithms():
     from qlib.solvers import REGISTRY
 
     assert {name: [a.name for a in b.algorithms] for name, b in REGISTRY.items()} == \
-        {"exhaustive": ["exhaustive"], "cpu": ["sa", "focused"], "gpu": ["sa"]}
+        {"exhaustive": ["exhaustive"], "cpu": ["sa", "focused"], "gpu": ["sa", "focused"]}
     assert REGISTRY["cpu"].algorithm("sa").option_names == \
         ("num_replicas", "num_threads", "num_sweeps", "beta_range", "max_rounds")

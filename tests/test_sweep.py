@@ -75,7 +75,7 @@ def fail(seed):
 
 def small_sweep():
     """Outer and lazy loop elimination (edge form) on the two 5x5 boards, two seeds each."""
-    return [dict(file=f, method=m, form="hubo", seed=s, time_limit=30.0)
+    return [dict(file=f, method=m, formulation="hubo", seed=s, time_limit=30.0)
             for f in FIVES for m in ("outer", "lazy") for s in (0, 1)]
 
 

@@ -101,11 +101,11 @@ def test_edge_forms_claim_only_what_they_found(form, index):
     'no answer', and a zero-energy state that is not one loop never ends it."""
     board = BOARDS[index]
     solvable = _reference(board)
-    result = sl.solve(board, form=form, seed=index, time_limit=0.3)
+    result = sl.solve(board, formulation=form, seed=index, time_limit=0.3)
     assert result.stop_reason in ("answer", "time_limit")
     if result.solved:
         assert solvable and sl.check(board, result.h, result.v) == []
-    with_sat = sl.solve(board, form=form, seed=index, time_limit=30, complete="sat")
+    with_sat = sl.solve(board, formulation=form, seed=index, time_limit=30, complete="sat")
     assert with_sat.stop_reason == ("answer" if solvable else "no_answer")
 
 
@@ -154,12 +154,12 @@ def test_the_shipped_25x25_s5_is_solved_at_every_seed():
 
 
 @pytest.mark.parametrize("text", [".", "..", "....", ".\n.\n.\n", "0", "3"])
-@pytest.mark.parametrize("form", sl.SOLVE_FORMS)
+@pytest.mark.parametrize("form", sl.FORMULATIONS)
 def test_boards_whose_cells_model_has_no_variable(text, form):
     """1x1 and 1xN boards: no IndexError, and the verdict of the references."""
     board = sl.parse_text(text)
     solvable = _reference(board)
-    result = sl.solve(board, form=form, seed=30, time_limit=0.5 if form != "cells" else 30)
+    result = sl.solve(board, formulation=form, seed=30, time_limit=0.5 if form != "cells" else 30)
     if solvable:
         assert result.solved and sl.check(board, result.h, result.v) == []
     else:

@@ -1,4 +1,4 @@
-"""Tests of qlib.widgets: the widgets are built and driven without a kernel."""
+"""Tests of qlib.puzzles.slitherlink.widgets: the widgets are built and driven without a kernel."""
 
 from __future__ import annotations
 
@@ -11,7 +11,7 @@ pytest.importorskip("ipywidgets")
 pytest.importorskip("matplotlib")
 
 import qlib  # noqa: E402
-from qlib import widgets  # noqa: E402
+from qlib.puzzles.slitherlink import widgets  # noqa: E402
 from qlib.puzzles import slitherlink as sl  # noqa: E402
 
 # A 3x3 board whose clue+degree constraints allow multi-loop states, so the
@@ -28,7 +28,7 @@ def png(image) -> bytes:
 @pytest.fixture(scope="module")
 def outer():
     for seed in range(20):
-        result = sl.solve(SMALL, form="hubo", method="outer", seed=seed, time_limit=20)
+        result = sl.solve(SMALL, formulation="hubo", method="outer", seed=seed, time_limit=20)
         if result.solved and len(result.iterations) >= 2:
             return result
     pytest.fail("no seed in 0..19 needed two iterations on the small board")
@@ -176,8 +176,8 @@ def test_iteration_seconds_lists_the_timings_apart(outer):
 
 
 def test_iteration_table_without_seconds_repeats_for_a_seed():
-    first = sl.solve(SMALL, form="hubo", method="outer", seed=2, time_limit=20)
-    again = sl.solve(SMALL, form="hubo", method="outer", seed=2, time_limit=20)
+    first = sl.solve(SMALL, formulation="hubo", method="outer", seed=2, time_limit=20)
+    again = sl.solve(SMALL, formulation="hubo", method="outer", seed=2, time_limit=20)
     assert widgets.iteration_table(first, seconds=False).data == widgets.iteration_table(again, seconds=False).data
     from dataclasses import replace
 

@@ -15,7 +15,7 @@ class PuzzleResult:
     proof, "interrupted", or a cap the caller set); ``found_by``: the part of
     the solver that settled the puzzle, or None.  ``seconds``: the whole solve
     (``timings`` splits it, with ``jit_seconds`` apart, before the clock);
-    ``backend``, ``seed``, ``method``, ``form``: what ran.  ``var_count`` and
+    ``backend``, ``seed``, ``method``, ``formulation``: what ran.  ``var_count`` and
     ``term_count``: the model searched (0 when none was built).  ``unique``
     (with ``check_unique``): True, False (``second_answer`` holds another
     answer) or None (not known).
@@ -30,7 +30,7 @@ class PuzzleResult:
     term_count: int
     found_by: str | None = None
     method: str = ""
-    form: str = ""
+    formulation: str = ""
     timings: dict = field(default_factory=dict)
     unique: bool | None = None
     second_answer: Any = field(default=None, repr=False)

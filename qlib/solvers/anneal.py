@@ -17,13 +17,12 @@ It allocates nothing: per-replica state and scratch come in as rows of the
 
 from __future__ import annotations
 
-import math
 from typing import NamedTuple
 
 import numpy as np
 from numba import njit, prange
 
-from .kernel import apply_flip, flip_delta, init_state, rng_uniform
+from .kernel import apply_flip, flip_delta, init_state, metropolis
 
 
 class AnnealArrays(NamedTuple):
@@ -39,6 +38,7 @@ class AnnealArrays(NamedTuple):
     best_energies: np.ndarray  # float64 (P,)
     flips: np.ndarray          # int64 (P,): accepted flips
     hit: np.ndarray            # int64 (P,): when the target was reached (see the module docstring)
+    field: np.ndarray          # float64 (P, N): local fields of the quadratic path (P, 0) otherwise
 
 
 @njit(cache=True)
@@ -75,7 +75,7 @@ def anneal_replica(rep, m, a, betas, lo, hi, target):
         beta = betas[s - lo]
         for v in range(n):
             d = flip_delta(v, x, fc, lhs, scratch, m)
-            if d <= 0.0 or rng_uniform(rg, 0) < math.exp(-beta * d):
+            if d <= 0.0 or metropolis(rg, 0, beta * d):
                 apply_flip(v, x, fc, lhs, m)
                 energy += d
                 count += 1

@@ -22,7 +22,8 @@ from .. import validate
 from ..compile import CompiledModel, compile
 from ..result import Solution
 from . import cpu, exhaustive, focused, gpu
-from .options import Common, ExhaustiveOptions, FocusedOptions, GPUSAOptions, SAOptions, option_names
+from .options import (Common, ExhaustiveOptions, FocusedOptions, GPUFocusedOptions, GPUSAOptions, SAOptions,
+                      option_names)
 from .seeding import draw_seed
 
 __all__ = ["solve", "warmup", "resolve", "BACKENDS", "REGISTRY", "Algorithm", "Backend", "DEFAULT_TIME_LIMIT"]
@@ -74,7 +75,9 @@ REGISTRY: dict[str, Backend] = {
     "cpu": Backend("cpu", (Algorithm("sa", SAOptions, cpu.run_sa),
                            Algorithm("focused", FocusedOptions, cpu.run_focused)),
                    choose=cpu.choose_algorithm, warm=True),
-    "gpu": Backend("gpu", (Algorithm("sa", GPUSAOptions, gpu.run_sa_gpu),)),
+    "gpu": Backend("gpu", (Algorithm("sa", GPUSAOptions, gpu.run_sa_gpu),
+                           Algorithm("focused", GPUFocusedOptions, gpu.run_focused_gpu)),
+                   choose=cpu.choose_algorithm, warm=True),   # warm: the host runs the CPU's cut kernels
 }
 
 
@@ -131,7 +134,7 @@ def solve(model, *, backend: str = "cpu", seed: int | None = None, time_limit: f
 
     ``backend`` is "cpu" (numba; algorithms "sa" and "focused", "auto" picks
     "focused" when there is a target and the energy is all penalty, or lazy
-    cuts are given), "gpu" (CUDA; "sa"), "auto" (the GPU when one works, else
+    cuts are given), "gpu" (CUDA; "sa" and "focused", chosen alike), "auto" (the GPU when one works, else
     the CPU; ``info["backend"]`` says which ran), "exhaustive" (exact, up to 24
     variables), or a callable ``f(compiled, *, seed, time_limit,
     target_energy, initial_state, **options) -> (state, info)`` that wraps
@@ -213,8 +216,13 @@ def warmup() -> float:
     start = time.perf_counter()
     a = var("_warmup", 3)
     model = a[0] * ~a[1] * a[2] + cons(a[0] + a[1] + a[2] == one_of(0, 2), label="warmup")
-    solve(model, backend="exhaustive")
-    solve(model, backend="cpu", seed=0, num_sweeps=2, num_replicas=1, algorithm="sa")
-    solve(model, backend="cpu", seed=0, target_energy=0, num_replicas=1, algorithm="focused")
+    runs = [dict(model=model, backend="exhaustive"),
+            dict(model=model, backend="cpu", seed=0, num_sweeps=2, num_replicas=1, algorithm="sa"),
+            dict(model=a[0] * ~a[1] - a[2], backend="cpu", seed=0, num_sweeps=2, num_replicas=1, algorithm="sa"),
+            dict(model=a[0] * a[1] * ~a[2] - a[1], backend="cpu", seed=0, num_sweeps=2, num_replicas=1, algorithm="sa"),
+            dict(model=model, backend="cpu", seed=0, target_energy=0, num_replicas=1, algorithm="focused")]
+    for run in runs:   # the general, local-field and cached-delta annealers, then the focused search
+        if solve(**run).info.get("stop_reason") == "interrupted":
+            raise KeyboardInterrupt   # a Ctrl-C held back during a compile: the caller reports it
     focused.warmup_cuts(compile(model))
     return time.perf_counter() - start

@@ -18,7 +18,7 @@ import numba
 import numpy as np
 
 from ..limits import check_allocation
-from . import anneal, focused, sa
+from . import anneal, focused, local_field, sa
 from .seeding import initial_states, seed_sequence
 
 __all__ = ["run_sa", "run_focused", "choose_algorithm", "check_replica_memory", "PARALLEL_LOCK"]
@@ -39,7 +39,7 @@ def choose_algorithm(compiled, target_energy, options: dict) -> str:
 
 def check_replica_memory(compiled, num_replicas: int) -> None:
     """Refuse replica counts whose per-replica arrays would not fit in memory."""
-    per_replica = 8 * (3 * compiled.num_vars + compiled.num_terms + 2 * compiled.num_rows + 16)
+    per_replica = 8 * (4 * compiled.num_vars + compiled.num_terms + 2 * compiled.num_rows + 16)
     check_allocation(num_replicas * per_replica, f"{num_replicas} replicas")
 
 
@@ -69,10 +69,17 @@ def run_sa(compiled, options, common):
     entry = time.perf_counter()
     rng, states, target = _start(compiled, options, common)
     time_limit = max(common.time_limit - (time.perf_counter() - entry), 1e-3)   # setup counts too
+    quadratic = local_field.quadratic_arrays(compiled)   # None: rows or a higher degree
+    if quadratic is not None:
+        round_function, kernel = local_field.anneal_round_quadratic, "local_field"
+    elif not local_field.has_rows(compiled):
+        round_function, kernel = local_field.anneal_round_cached, "cached_delta"
+    else:
+        round_function, kernel = anneal.anneal_round, "terms"
     with _parallel(options.num_threads):
         state, info = sa.run_sa(compiled, rng, states, target, time_limit, num_sweeps=options.num_sweeps,
                                 beta_range=options.beta_range, max_rounds=options.max_rounds,
-                                round_function=anneal.anneal_round)
+                                round_function=round_function, quadratic=quadratic, kernel=kernel)
     info.update(backend="cpu", num_threads=options.num_threads)
     return state, info
 

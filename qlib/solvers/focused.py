@@ -38,7 +38,7 @@ __all__ = ["LazyCuts", "run_focused", "warmup_cuts", "pack_cuts", "new_replicas"
 
 
 class LazyCuts:
-    """Lazy cuts for :func:`qlib.solve` (``backend="cpu"``, ``algorithm="focused"``).
+    """Lazy cuts for :func:`qlib.solve` (``backend="cpu"`` or ``"gpu"``, ``algorithm="focused"``).
 
     ``separate(state, energy)`` is any Python callable that takes a state
     (uint8 array, one entry per model column) and its energy in the search
@@ -105,7 +105,8 @@ def new_replicas(compiled, start_states, rng_states, max_cuts) -> Replicas:
     rng[:, 0] = rng_states
     return Replicas(
         x=start_states.copy(), false_count=np.zeros((P, compiled.num_terms), dtype=np.int32),
-        lhs=np.zeros((P, compiled.num_rows)), energy=np.zeros(P), best_energy=np.zeros(P),
+        lhs=np.zeros((P, compiled.num_rows)), row_delta=np.zeros((P, compiled.num_rows)),
+        energy=np.zeros(P), best_energy=np.zeros(P),
         best_x=start_states.copy(), tabu=np.zeros((P, n), dtype=np.int64), steps=np.zeros(P, dtype=np.int64),
         since_hook=np.zeros(P, dtype=np.int64), hook_wait=np.ones(P, dtype=np.int64), rng=rng,
         bad_list=np.zeros((P, num_comp), dtype=np.int32), bad_pos=np.full((P, num_comp), -1, dtype=np.int32),
@@ -144,13 +145,16 @@ def grow_pool(R: Replicas, C: CutPool, num_base: int):
 
 
 def run_focused(compiled, rng_states, start_states, target, time_limit, *, noise=0.2,
-                tabu_tenure=(0, 2), lazy: LazyCuts | None = None, max_steps=None, share=True, sync_steps=20_000):
-    """Drive :func:`focused_chunk` in short chunks until done, out of time or out of steps.
+                tabu_tenure=(0, 2), lazy: LazyCuts | None = None, max_steps=None, share=True, sync_steps=20_000,
+                chunk_function=focused_chunk, chunk_seconds=0.02):
+    """Drive ``chunk_function`` (:func:`focused_chunk` on the CPU cores, or the GPU backend's,
+    :class:`qlib.solvers.gpu.FocusedChunkGPU`) in short chunks until done, out of time or out of steps.
 
     Returns (state, info).  ``target`` is relative to the model's offset; the
     options come checked (:class:`~qlib.solvers.options.FocusedOptions`).  Chunks
-    are sized from the measured step rate so that the clock is read every few
-    milliseconds; replicas pool their cuts every ``sync_steps`` steps when
+    are sized from the measured step rate so that the clock is read every
+    ``chunk_seconds``; the separation calls, adding and pooling cuts run here,
+    between chunks; replicas pool their cuts every ``sync_steps`` steps when
     ``share`` is on.  Ctrl-C ends the search with ``stop_reason="interrupted"``
     and the best state so far.
     """
@@ -203,7 +207,7 @@ def run_focused(compiled, rng_states, start_states, target, time_limit, *, noise
             t0 = time.perf_counter()
             before = R.steps.copy()
             end_steps = np.minimum(np.minimum(R.steps + chunk, sync_at), finish_by)
-            focused_chunk(m, rows, p, R, C, end_steps, lazy is not None)
+            chunk_function(m, rows, p, R, C, end_steps, lazy is not None)
             elapsed = time.perf_counter() - t0
             done_steps = int((R.steps - before).max())
             for rep in np.flatnonzero(R.status == WAITING):  # replica order: deterministic
@@ -245,10 +249,10 @@ def run_focused(compiled, rng_states, start_states, target, time_limit, *, noise
             if now >= deadline:
                 stop_reason = "time_limit"
                 break
-            # next chunk: about 20 ms of steps, and never past the deadline
+            # next chunk: about chunk_seconds of steps, and never past the deadline
             if done_steps >= chunk // 2:   # a chunk cut short by a pause says little about the speed
                 rate = done_steps / max(elapsed, 1e-6)
-                chunk = int(max(64, min(rate * min(0.02, deadline - now), 4 * chunk, 1 << 24)))
+                chunk = int(max(64, min(rate * min(chunk_seconds, deadline - now), 4 * chunk, 1 << 24)))
     except KeyboardInterrupt:
         stop_reason = "interrupted"
     # An accepted answer wins over a target state the separation neither accepted nor cut;
@@ -276,8 +280,9 @@ def run_focused(compiled, rng_states, start_states, target, time_limit, *, noise
     return state, info
 
 
-def warmup_cuts(compiled) -> None:
-    """Compile (or load) the lazy-cut kernels: adding, pooling and sharing cuts between replicas.
+def warmup_cuts(compiled, chunk_function=focused_chunk) -> None:
+    """Compile (or load) the lazy-cut kernels: adding, pooling and sharing cuts between replicas,
+    and ``chunk_function``'s.
 
     A solve with lazy cuts would otherwise compile them at its first cut or
     first pooling, inside its time limit.
@@ -289,4 +294,4 @@ def warmup_cuts(compiled) -> None:
     rng = np.arange(1, 3, dtype=np.uint64)
     start = np.zeros((2, n), dtype=np.uint8)
     run_focused(compiled, rng, start, 0.0, 5.0, lazy=LazyCuts(separate, energy=np.inf, interval=1),
-                max_steps=64, sync_steps=1)
+                max_steps=64, sync_steps=1, chunk_function=chunk_function)

@@ -30,6 +30,7 @@ class Replicas(NamedTuple):
     x: np.ndarray              # uint8 (P, N): the current assignments
     false_count: np.ndarray    # int32 (P, T)
     lhs: np.ndarray            # float64 (P, R)
+    row_delta: np.ndarray      # float64 (P, R): zeroed scratch of flip_delta (the step function allocates nothing)
     energy: np.ndarray         # float64 (P,): with the cuts, without the offset
     best_energy: np.ndarray    # float64 (P,)
     best_x: np.ndarray         # uint8 (P, N)
@@ -246,13 +247,17 @@ def focused_chunk(m, rows, p, R, C, end_steps, has_hook):
     for rep in prange(R.x.shape[0]):
         if status[rep] != RUNNING:
             continue
-        _replica_steps(rep, m, rows, p, R, C, end_steps[rep], has_hook)
+        replica_steps(rep, m, rows, p, R, C, end_steps[rep], has_hook)
     return 0
 
 
 @njit(cache=True)
-def _replica_steps(rep, m, rows, p, R, C, end, has_hook):
-    """The focused steps of one replica up to step ``end`` (see :func:`focused_chunk`)."""
+def replica_steps(rep, m, rows, p, R, C, end, has_hook):
+    """The focused steps of one replica up to step ``end`` (see :func:`focused_chunk`).
+
+    It allocates nothing and assigns no slices, so that the GPU backend runs
+    this very code as a CUDA device function (:mod:`qlib.solvers.gpu_kernel`).
+    """
     n = R.x.shape[1]
     num_rows = m[11].shape[0]
     num_obj = p.num_objective
@@ -267,7 +272,7 @@ def _replica_steps(rep, m, rows, p, R, C, end, has_hook):
     on, crit = C.on[rep], C.crit[rep]
     cvars = C.vars[rep]
     cptr = C.ptr[rep]
-    scratch = np.zeros(num_rows, dtype=np.float64)
+    scratch = R.row_delta[rep]
     energy = energies[rep]
     step = steps[rep]
     since_hook = since[rep]
@@ -326,7 +331,8 @@ def _replica_steps(rep, m, rows, p, R, C, end, has_hook):
         tabu[rep, v] = step + p.tenure_min + rng_below(rg, 0, p.tenure_span + 1)
         if energy < best_energy[rep] - EPS:
             best_energy[rep] = energy
-            best_x[rep, :] = x
+            for i in range(n):
+                best_x[rep, i] = x[i]
     energies[rep] = energy
     steps[rep] = step
     since[rep] = since_hook
@@ -339,22 +345,43 @@ def share_cuts(R, C, zobrist, shared_upto, cut_weight, num_base):
     Called at fixed step counts, in replica order, so the result does not depend
     on thread timing.  A cut is a fact about the problem (here: a loop that is
     not the answer), so one replica's cut is valid for all.
+
+    Each new cut is offered once, at its first place in replica order: a later
+    copy (same hash) would be refused as a duplicate anyway, so the pools come
+    out as if every copy were offered, in O(replicas x distinct cuts) offers
+    rather than O(replicas**2 x cuts), which many GPU replicas need.
     """
     P = R.x.shape[0]
     snapshot = C.count[:, 0].copy()
+    total = 0
+    for s in range(P):
+        total += snapshot[s] - shared_upto[s]
+    source = np.empty(total, dtype=np.int64)
+    index = np.empty(total, dtype=np.int64)
+    hashes = np.empty(total, dtype=np.uint64)
+    k = 0
+    for s in range(P):
+        for c in range(shared_upto[s], snapshot[s]):
+            source[k], index[k], hashes[k] = s, c, C.hash[s, c]
+            k += 1
+    order = np.argsort(hashes, kind="mergesort")   # stable: equal hashes stay in replica order
+    first = np.zeros(total, dtype=np.bool_)
+    for j in range(total):
+        if j == 0 or hashes[order[j]] != hashes[order[j - 1]]:
+            first[order[j]] = True
     for r in range(P):
         if R.status[r] != RUNNING:
             continue
-        for s in range(P):
-            if s == r:
+        for k in range(total):
+            s, c = source[k], index[k]
+            if s == r or not first[k]:
                 continue
-            for c in range(shared_upto[s], snapshot[s]):
-                lo, hi = C.ptr[s, c], C.ptr[s, c + 1]
-                res = _add_cut(r, C.vars[s, lo:hi], C.negs[s, lo:hi], R.x[r], zobrist, C, R, num_base)
-                if res == 1:
-                    R.energy[r] += cut_weight
-                elif res == -2:
-                    R.status[r] = POOL_FULL
+            lo, hi = C.ptr[s, c], C.ptr[s, c + 1]
+            res = _add_cut(r, C.vars[s, lo:hi], C.negs[s, lo:hi], R.x[r], zobrist, C, R, num_base)
+            if res == 1:
+                R.energy[r] += cut_weight
+            elif res == -2:
+                R.status[r] = POOL_FULL
     for r in range(P):
         shared_upto[r] = C.count[r, 0]
 

@@ -1,9 +1,14 @@
-"""GPU backend: the annealing replica of :mod:`qlib.solvers.anneal` as a CUDA kernel.
+"""GPU backend: the annealing replica of :mod:`qlib.solvers.anneal` and the focused search's
+replica of :mod:`qlib.solvers.focused_kernel` as CUDA kernels.
 
 One CUDA thread runs one replica with exactly the CPU code
-(:func:`~qlib.solvers.anneal.anneal_replica`, recompiled from its source for
-the CUDA target by :mod:`qlib.solvers.gpu_kernel`), so the GPU runs many
-replicas of the same search at once.  Arrays live
+(:func:`~qlib.solvers.anneal.anneal_replica`,
+:func:`~qlib.solvers.focused_kernel.replica_steps`, recompiled from their
+source for the CUDA target by :mod:`qlib.solvers.gpu_kernel`), so the GPU runs
+many replicas of the same search at once.  The focused search's driver
+(:func:`qlib.solvers.focused.run_focused`: separation calls, adding and
+pooling cuts, growing the pools) stays on the host between chunks
+(:class:`FocusedChunkGPU`).  Arrays live
 in CuPy when it is installed (any ``cupy-cuda12x`` / ``cupy-cuda13x`` wheel),
 otherwise in numba device arrays.
 
@@ -18,14 +23,21 @@ Asking for the GPU when neither a device nor the simulator is there raises.
 
 from __future__ import annotations
 
+import contextlib
+import copy
 import os
+import time
+import warnings
 
 import numpy as np
 
+from . import focused
+from .cpu import check_replica_memory
 from .sa import run_sa
 from .seeding import initial_states, seed_sequence
 
-__all__ = ["device_kind", "is_available", "device_name", "gpu_round", "run_sa_gpu"]
+__all__ = ["device_kind", "is_available", "device_name", "gpu_round", "run_sa_gpu", "FocusedChunkGPU",
+           "run_focused_gpu", "warmup", "require_device"]
 
 
 def device_kind() -> str | None:
@@ -64,6 +76,26 @@ def _kernel():
     return anneal_kernel
 
 
+def require_device() -> str:
+    """The device kind; ``RuntimeError`` when neither a GPU nor the simulator is there (no silent fallback)."""
+    kind = device_kind()
+    if kind is None:
+        raise RuntimeError(
+            "backend='gpu' needs an NVIDIA GPU with a working CUDA driver and numba's CUDA support "
+            "(pip install 'qlib[gpu]'); none is usable here. Use backend='cpu', or 'auto' to choose."
+        )
+    return kind
+
+
+@contextlib.contextmanager
+def _wrapping():
+    """Quiet the simulator's NumPy about the generator's wrapping uint64 product (its threads do
+    not inherit ``np.errstate``, so the warning filter is what reaches them)."""
+    with np.errstate(over="ignore"), warnings.catch_warnings():
+        warnings.filterwarnings("ignore", "overflow encountered", RuntimeWarning)
+        yield
+
+
 def _to_device(array):
     """``array`` on the device, as a numba device array (held by CuPy when CuPy is installed), so
     that named tuples of them type as kernel arguments."""
@@ -87,7 +119,7 @@ def gpu_round(m, a, betas, lo, hi, target, threads_per_block=128):
     kernel = _kernel()
     blocks = (a.states.shape[0] + threads_per_block - 1) // threads_per_block
     if device_kind() == "simulator":
-        with np.errstate(over="ignore"):  # the simulator runs the generator's wrapping uint64 product in NumPy
+        with _wrapping():
             kernel[blocks, threads_per_block](m, a, betas, lo, hi, target)
         return
     dev_m = type(m)(*(_to_device(x) for x in m))
@@ -100,12 +132,7 @@ def gpu_round(m, a, betas, lo, hi, target, threads_per_block=128):
 def run_sa_gpu(compiled, options, common):
     """Simulated annealing (:class:`~qlib.solvers.options.GPUSAOptions`) with ``num_replicas``
     replicas, one per CUDA thread."""
-    kind = device_kind()
-    if kind is None:
-        raise RuntimeError(
-            "backend='gpu' needs an NVIDIA GPU with a working CUDA driver and numba's CUDA support "
-            "(pip install 'qlib[gpu]'); none is usable here. Use backend='cpu', or 'auto' to choose."
-        )
+    require_device()
     rng = seed_sequence(common.seed, options.num_replicas + 1)
     states = initial_states(compiled, common.initial_state, options.num_replicas, rng[-1])
     target = -np.inf if common.target_energy is None else common.target_energy - compiled.offset
@@ -113,3 +140,212 @@ def run_sa_gpu(compiled, options, common):
                          beta_range=options.beta_range, max_rounds=options.max_rounds, round_function=gpu_round)
     info.update(backend="gpu", device=device_name())
     return state, info
+
+
+def _empty(shape, dtype):
+    """An uninitialised device array (CuPy's memory pool when CuPy is installed; numba's for no elements)."""
+    from numba import cuda
+
+    try:
+        import cupy
+    except ImportError:
+        cupy = None
+    if cupy is None or 0 in tuple(shape):
+        return cuda.device_array(shape, dtype=dtype)
+    return cuda.as_cuda_array(cupy.empty(shape, dtype=dtype))
+
+
+# The fields of Replicas and CutPool by who touches them between chunks.  The kernel's own state: the
+# host neither reads nor changes it after the start, so it goes up once (the host's copy goes stale).
+_KERNEL_ONLY = frozenset(("false_count", "lhs", "row_delta", "tabu", "rng", "since_hook"))
+# The pool's structure: the kernel reads it; the host changes it only when it adds cuts.
+_POOL = frozenset(("ptr", "vars", "negs", "hash", "count", "head", "lit_next", "lit_cut"))
+# Read by the kernel, set by the host at every separation call.
+_UP_ONLY = frozenset(("hook_wait",))
+
+
+def _used_columns(R, C) -> dict:
+    """How many leading columns of each wide array hold data (cuts only grow, so this only grows)."""
+    counts = C.count[:, 0]
+    most = int(counts.max()) if counts.size else 0
+    lits = int(C.ptr[np.arange(counts.size), counts].max()) if counts.size else 0
+    base = R.bad_list.shape[1] - C.num_false.shape[1]   # rows and objective terms: the components before the cuts
+    return dict(bad_list=base + most, bad_pos=base + most, ptr=most + 1, num_false=most, false_xor=most,
+                hash=most, vars=lits, negs=lits, lit_next=lits, lit_cut=lits)
+
+
+class FocusedChunkGPU:
+    """:func:`~qlib.solvers.focused_kernel.focused_chunk` on the device, one replica per CUDA thread:
+    the same call, so :func:`~qlib.solvers.focused.run_focused` drives either.
+
+    The replicas and cut pools stay on the device between chunks.  A call sends
+    what the host may have changed since the last (statuses, energies, bad sets
+    and cut counters, which adding cuts touches; the pool's structure only when
+    it holds more cuts) and brings back what the host reads; of the wide
+    per-replica arrays only the used columns travel.  The kernel's own state
+    (:data:`_KERNEL_ONLY`) goes up once.  Under the simulator the kernel works
+    on the host arrays, as :func:`gpu_round` does, unless ``resident`` is True.
+    ``seconds`` and ``launches`` say where the time went.
+    """
+
+    def __init__(self, threads_per_block: int = 128, resident: bool | None = None):
+        self.simulated = device_kind() == "simulator"
+        self.threads_per_block = int(threads_per_block)
+        self.resident = (not self.simulated) if resident is None else bool(resident)
+        self.seconds = {"upload": 0.0, "kernel": 0.0, "download": 0.0}
+        self.launches = 0
+        self._held = {}           # (tuple name, field) -> (host array, device array)
+        self._cuts_sent = None    # the pools' total cut count at their last upload
+
+    def _grid(self, P):
+        threads = max(1, min(self.threads_per_block, P if self.simulated else 32 * -(-P // 32)))
+        return -(-P // threads), threads
+
+    def _copy(self, src, dst):
+        from .gpu_kernel import copy_columns
+
+        total = src.shape[0] * min(src.shape[1], dst.shape[1])
+        blocks, threads = (1, 8) if self.simulated else (min(-(-total // 256), 4096), 256)
+        copy_columns[blocks, threads](src, dst)
+
+    def _send(self, host, dev, width):
+        if host.size == 0 or width == 0:
+            return
+        if width is None or host.ndim == 1 or width >= host.shape[1]:
+            dev.copy_to_device(host)
+        else:
+            self._copy(_to_device(np.ascontiguousarray(host[:, :width])), dev)
+
+    def _fetch(self, host, dev, width):
+        if host.size == 0 or width == 0:
+            return
+        if width is None or host.ndim == 1 or width >= host.shape[1]:
+            dev.copy_to_host(host)
+        else:
+            stage = _empty((host.shape[0], width), host.dtype)
+            self._copy(dev, stage)
+            host[:, :width] = stage.copy_to_host()
+
+    def _device(self, group, name, host, width, refresh):
+        """The device copy of ``host``: new (and sent) when ``host`` is a new array, else sent if ``refresh``."""
+        held = self._held.get((group, name))
+        if held is None or held[0] is not host:
+            held = (host, _empty(host.shape, host.dtype))
+            self._held[(group, name)] = held
+            self._send(host, held[1], width)
+        elif refresh:
+            self._send(host, held[1], width)
+        return held[1]
+
+    def _tuple(self, group, host_tuple, used, pool_changed):
+        out = []
+        for name, host in zip(host_tuple._fields, host_tuple):
+            refresh = name not in _KERNEL_ONLY and (name not in _POOL or pool_changed) and group not in ("m", "rows")
+            out.append(self._device(group, name, host, used.get(name) if name not in _KERNEL_ONLY else None, refresh))
+        return type(host_tuple)(*out)
+
+    def __call__(self, m, rows, p, R, C, end_steps, has_hook):
+        """Run the chunk (see :func:`~qlib.solvers.focused_kernel.focused_chunk`); returns 0."""
+        from numba import cuda
+
+        from .gpu_kernel import focused_kernel_gpu
+
+        blocks, threads = self._grid(R.x.shape[0])
+        if not self.resident:
+            t0 = time.perf_counter()
+            with _wrapping():
+                focused_kernel_gpu[blocks, threads](m, rows, p, R, C, end_steps, has_hook)
+            self.seconds["kernel"] += time.perf_counter() - t0
+            self.launches += 1
+            return 0
+        t0 = time.perf_counter()
+        used = _used_columns(R, C)
+        cuts = int(C.count[:, 0].sum())
+        pool_changed, self._cuts_sent = cuts != self._cuts_sent, cuts
+        dev_m = self._tuple("m", m, {}, False)
+        dev_rows = self._tuple("rows", rows, {}, False)
+        dev_R = self._tuple("R", R, used, pool_changed)
+        dev_C = self._tuple("C", C, used, pool_changed)
+        dev_end = _to_device(np.ascontiguousarray(end_steps, dtype=np.int64))
+        t1 = time.perf_counter()
+        with _wrapping():
+            focused_kernel_gpu[blocks, threads](dev_m, dev_rows, p, dev_R, dev_C, dev_end, has_hook)
+        cuda.synchronize()
+        t2 = time.perf_counter()
+        for group, host_tuple, dev_tuple in (("R", R, dev_R), ("C", C, dev_C)):
+            for name, host, dev in zip(host_tuple._fields, host_tuple, dev_tuple):
+                if name not in _KERNEL_ONLY and name not in _POOL and name not in _UP_ONLY:
+                    self._fetch(host, dev, used.get(name))
+        t3 = time.perf_counter()
+        self.seconds["upload"] += t1 - t0
+        self.seconds["kernel"] += t2 - t1
+        self.seconds["download"] += t3 - t2
+        self.launches += 1
+        return 0
+
+
+#: Threads per block of the focused kernel, and the seconds of steps a chunk aims at: longer than
+#: the CPU's 20 ms, since a launch and its transfers cost more than a parallel loop's start.
+THREADS_PER_BLOCK = 128
+CHUNK_SECONDS = 0.1
+#: Bytes the replicas' cut pools may take at the start (they grow when full): thousands of
+#: replicas with the CPU's default pools would take gigabytes on the host and the device.
+POOL_BYTES = 1 << 30
+
+
+def _fitting(lazy, num_replicas):
+    """``lazy`` with pools that fit :data:`POOL_BYTES` (a copy; ``lazy`` itself when they do)."""
+    if lazy is None:
+        return None
+    half = POOL_BYTES // 2
+    lits = max(1024, min(lazy.max_cut_literals, half // (13 * num_replicas)))   # 13 bytes a literal, 36 a cut
+    cuts = max(64, min(lazy.max_cuts, half // (36 * num_replicas)))
+    if (lits, cuts) == (lazy.max_cut_literals, lazy.max_cuts):
+        return lazy
+    lazy = copy.copy(lazy)
+    lazy.max_cut_literals, lazy.max_cuts = lits, cuts
+    return lazy
+
+
+def run_focused_gpu(compiled, options, common, *, resident: bool | None = None):
+    """The focused search (:class:`~qlib.solvers.options.GPUFocusedOptions`) with ``num_replicas``
+    replicas, one per CUDA thread; separation and cut pooling on the host between chunks.
+    ``resident``: see :class:`FocusedChunkGPU`."""
+    require_device()
+    if common.target_energy is None and options.max_steps is None and options.lazy_cuts is None:
+        raise ValueError("algorithm='focused' needs a target_energy, lazy_cuts or max_steps to know when to stop")
+    jit = warmup()   # compiling the kernel is no part of the search's time
+    entry = time.perf_counter()
+    check_replica_memory(compiled, options.num_replicas)
+    rng = seed_sequence(common.seed, options.num_replicas + 1)
+    states = initial_states(compiled, common.initial_state, options.num_replicas, rng[-1])
+    target = -np.inf if common.target_energy is None else common.target_energy - compiled.offset
+    chunk = FocusedChunkGPU(THREADS_PER_BLOCK, resident=resident)
+    time_limit = max(common.time_limit - (time.perf_counter() - entry), 1e-3)
+    state, info = focused.run_focused(compiled, rng[:options.num_replicas], states, target, time_limit,
+                                      noise=options.noise, tabu_tenure=options.tabu_tenure,
+                                      lazy=_fitting(options.lazy_cuts, options.num_replicas),
+                                      max_steps=options.max_steps, share=options.share_cuts,
+                                      chunk_function=chunk, chunk_seconds=CHUNK_SECONDS)
+    info.update(backend="gpu", device=device_name(), threads_per_block=THREADS_PER_BLOCK,
+                kernel_launches=chunk.launches, device_seconds=dict(chunk.seconds), device_jit_seconds=jit)
+    return state, info
+
+
+_WARM = []
+
+
+def warmup() -> float:
+    """Compile the focused search's CUDA kernels once per process, on a tiny model with lazy cuts;
+    seconds (0 once warm, and under the simulator, which compiles nothing)."""
+    if _WARM or device_kind() != "cuda":
+        return 0.0
+    from ..constraints import cons
+    from ..compile import compile
+    from ..expr import var
+
+    start = time.perf_counter()
+    _WARM.append(True)
+    a = var("_gpu_warmup", 3)
+    focused.warmup_cuts(compile(0 + cons(a[0] + a[1] + a[2] == 1, label="warmup")), chunk_function=FocusedChunkGPU())
+    return time.perf_counter() - start

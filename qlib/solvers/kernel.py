@@ -10,6 +10,8 @@ incident rows).  The arrays are those of :meth:`CompiledModel.kernel_arrays`.
 
 from __future__ import annotations
 
+import math
+
 import numpy as np
 from numba import njit
 
@@ -37,6 +39,21 @@ def rng_uniform(rng, i):
 def rng_below(rng, i, n):
     """A uniform int in [0, n) from ``rng[i]``."""
     return int((rng_next(rng, i) >> U64(33)) % U64(n))
+
+
+@njit(cache=True, inline="always")
+def metropolis(rng, i, y):
+    """Accept an uphill move with ``beta * delta = y > 0``: a draw ``u`` from ``rng[i]``, then ``u < exp(-y)``.
+
+    Two exact bounds settle most draws without the exponential:
+    ``exp(y) >= 1 + y + y**2/2 + y**3/6`` rejects, ``exp(-y) >= 1 - y`` accepts.
+    """
+    u = rng_uniform(rng, i)
+    if u * (1.0 + y * (1.0 + y * (0.5 + y * (1.0 / 6.0)))) >= 1.0:
+        return False
+    if u < 1.0 - y:
+        return True
+    return u < math.exp(-y)
 
 
 @njit(cache=True)

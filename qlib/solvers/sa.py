@@ -15,6 +15,7 @@ import time
 import numpy as np
 
 from .anneal import AnnealArrays, sample_deltas
+from .local_field import ising_beta_range
 
 __all__ = ["run_sa", "default_beta_range", "new_arrays"]
 
@@ -36,8 +37,9 @@ def default_beta_range(compiled, rng_state) -> tuple[float, float]:
     return math.log(2.0) / float(nonzero.max()), math.log(100.0) / float(nonzero.min())
 
 
-def new_arrays(compiled, rng, states) -> AnnealArrays:
-    """The :class:`~qlib.solvers.anneal.AnnealArrays` of a run from ``states``, replica ``k`` seeded by ``rng[k]``."""
+def new_arrays(compiled, rng, states, fields: bool = False) -> AnnealArrays:
+    """The :class:`~qlib.solvers.anneal.AnnealArrays` of a run from ``states``, replica ``k`` seeded by ``rng[k]``;
+    ``fields``: room for the local fields of :mod:`qlib.solvers.local_field`."""
     num_replicas = states.shape[0]
     padded_rng = np.zeros((num_replicas, 8), dtype=np.uint64)  # one cache line per replica
     padded_rng[:, 0] = rng[:num_replicas]
@@ -47,10 +49,12 @@ def new_arrays(compiled, rng, states) -> AnnealArrays:
         lhs=np.zeros((num_replicas, compiled.num_rows)), row_delta=np.zeros((num_replicas, compiled.num_rows)),
         energies=np.zeros(num_replicas), best_states=np.empty_like(states), best_energies=np.empty(num_replicas),
         flips=np.zeros(num_replicas, dtype=np.int64),
-        hit=np.zeros(num_replicas, dtype=np.int64))   # when each replica reached the target (0: not yet)
+        hit=np.zeros(num_replicas, dtype=np.int64),   # when each replica reached the target (0: not yet)
+        field=np.zeros((num_replicas, compiled.num_vars if fields else 0)))
 
 
-def run_sa(compiled, rng, states, target, time_limit, *, num_sweeps, beta_range, max_rounds, round_function):
+def run_sa(compiled, rng, states, target, time_limit, *, num_sweeps, beta_range, max_rounds, round_function,
+           quadratic=None, kernel="terms"):
     """Annealing rounds (the first from ``states``, then random restarts) until the
     target, the time limit or ``max_rounds``; returns (state, info).
 
@@ -58,10 +62,14 @@ def run_sa(compiled, rng, states, target, time_limit, *, num_sweeps, beta_range,
     ``target`` is relative to the model's offset (``-inf``: none).  Without a
     target one round runs unless ``max_rounds`` says more; with one, rounds go
     on until the target or the time limit.  ``beta_range`` None: from
-    :func:`default_beta_range`.  A round runs in chunks of sweeps sized from the
+    :func:`default_beta_range`, or for a quadratic model dwave-samplers' rule
+    (:func:`~qlib.solvers.local_field.ising_beta_range`).  A round runs in chunks of sweeps sized from the
     measured speed, so the clock is read every few milliseconds.
     ``round_function(m, arrays, betas, lo, hi, target)`` runs sweeps ``lo`` to
-    ``hi`` on every replica.  Ctrl-C ends it with ``stop_reason="interrupted"``.
+    ``hi`` on every replica; with ``quadratic`` (the model's
+    :class:`~qlib.solvers.local_field.QuadArrays`) ``m`` is those arrays.
+    ``kernel`` names the round function for ``info`` ("terms", "local_field" or
+    "cached_delta"); the last two keep a field per variable.  Ctrl-C ends it with ``stop_reason="interrupted"``.
     The options come checked (:class:`~qlib.solvers.options.SAOptions`).
     """
     start = time.perf_counter()
@@ -69,14 +77,14 @@ def run_sa(compiled, rng, states, target, time_limit, *, num_sweeps, beta_range,
     if max_rounds is None:
         max_rounds = 1 if not np.isfinite(target) else None
     if beta_range is None:
-        beta_range = default_beta_range(compiled, rng[-1])
+        beta_range = default_beta_range(compiled, rng[-1]) if quadratic is None else ising_beta_range(quadratic)
     hot, cold = (float(b) for b in beta_range)
     log_ratio = math.log(cold / hot) / max(num_sweeps - 1, 1)
-    m = compiled.kernel_arrays()
-    a = new_arrays(compiled, rng, states)
+    m = compiled.kernel_arrays() if quadratic is None else quadratic
+    a = new_arrays(compiled, rng, states, fields=kernel != "terms")
     best_state, best_energy = states[0].copy(), np.inf
     deadline = start + time_limit
-    rounds, status, chunk = 0, None, 1
+    rounds, status, chunk, sampling = 0, None, 1, 0.0
     try:
         while status is None:
             if rounds > 0:  # restart from random states
@@ -89,6 +97,7 @@ def run_sa(compiled, rng, states, target, time_limit, *, num_sweeps, beta_range,
                 betas = hot * np.exp(log_ratio * np.arange(lo, hi))   # geometric, hot to cold
                 round_function(m, a, betas, lo, hi, target)
                 elapsed = time.perf_counter() - t0
+                sampling += elapsed
                 done, lo = hi - lo, hi
                 if a.hit.any():
                     break
@@ -114,7 +123,8 @@ def run_sa(compiled, rng, states, target, time_limit, *, num_sweeps, beta_range,
         k = int(np.argmin(a.best_energies))
         if a.best_energies[k] < best_energy:
             best_state = a.best_states[k].copy()
-    info = dict(algorithm="sa", num_replicas=num_replicas, num_sweeps=int(num_sweeps),
+    info = dict(algorithm="sa", kernel=kernel, num_replicas=num_replicas, num_sweeps=int(num_sweeps),
                 beta_range=(hot, cold), rounds=rounds, flips=int(a.flips.sum()), stop_reason=status,
+                sampling_seconds=sampling,
                 replica_states=a.best_states.copy(), replica_energies=a.best_energies + compiled.offset)
     return best_state, info

@@ -40,7 +40,7 @@ from __future__ import annotations
 
 from .count import count_solutions
 from .display import draw, render_text
-from .model import (FORMS, NonogramModel, build_model, col_colour, decode, encode, known_cells, line_colour,
+from .model import (FORMULATIONS, NonogramModel, build_model, col_colour, decode, encode, known_cells, line_colour,
                     line_penalty, row_colour)
 from .parsing import parse, parse_bytes, parse_text, to_non, to_sgt, write
 from .puzzle import (BLACK, METADATA_KEYS, WHITE, Nonogram, NonogramError, NonogramFileNotFoundError, blocks_of,
@@ -54,5 +54,5 @@ __all__ = [
     "parse", "parse_text", "parse_bytes", "parse_sgt", "to_non", "to_sgt", "write", "count_solutions", "METADATA_KEYS",
     "build_model", "solve", "warmup", "decode", "encode", "check", "is_solution",
     "render_text", "draw", "row_colour", "col_colour", "line_slack", "packed_starts",
-    "blocks_of", "known_cells", "FORMS", "METHODS", "STOP_REASONS",
+    "blocks_of", "known_cells", "FORMULATIONS", "METHODS", "STOP_REASONS",
 ]

@@ -20,9 +20,9 @@ Line ``l`` is row ``l`` for ``l < height`` and column ``l - height`` after that.
   order, with propagation at every node and, by default, probing too: it then
   branches on the cell whose weaker colour decides the most cells, the stronger
   colour first (without probing: the cell whose row and column placements agree
-  most on a colour, that colour first).  It is resumable: all of its
-  state lives in :class:`Work`, so a caller runs it in budgets of *work* (line
-  solves, deterministic) and reads the clock between them.
+  most on a colour, that colour first).  It is resumable: all of its state lives
+  in :class:`Work`, so a caller runs it in budgets of *work* (line solves,
+  deterministic) and reads the clock between them.
 
 Clues are checked and flattened in Python (:func:`flatten`) first; the kernels trust their input.
 """
@@ -222,20 +222,28 @@ def _bands(c, wk, n, b0, m):
 
 
 @njit(cache=True, inline="always")
-def _fits(lengths, wpre, cells, n, b0, k, i):
-    """Where block ``k`` placed at ``i`` leads (the state after its separating white), or -1
-    when the decided cells forbid that placement."""
-    e = i + lengths[b0 + k]
-    if e <= n and wpre[e] == wpre[i] and (e == n or cells[e] != 1):
-        return e + 1 if e < n else n
+def _next(c, wk, n, b0, k, i):
+    """The state block ``k`` placed at ``i`` leads to, or -1 if the cells or the next band forbid it."""
+    e = i + c.lengths[b0 + k]
+    if e <= n and wk.wpre[e] == wk.wpre[i] and (e == n or wk.cells[e] != 1):
+        nx = e + 1 if e < n else n
+        if nx <= wk.band_hi[k + 1]:
+            return nx
     return -1
+
+
+@njit(cache=True, inline="always")
+def _lands(c, wk, n, b0, k, i):
+    """Block ``k`` placed at ``i`` leads to a state from which the line can still be completed."""
+    nx = _next(c, wk, n, b0, k, i)
+    return nx >= 0 and wk.bw[(k + 1) * (n + 1) + nx] != 0
 
 
 @njit(cache=True, inline="always")
 def _reach(c, wk, n, b0, m):
     """Forward and backward reachability of line states ``fw/bw[k * (n + 1) + i]`` inside
     the bands; False when no placement fits."""
-    cells, wpre, lengths, fw, bw, lo, hi = wk.cells, wk.wpre, c.lengths, wk.fw, wk.bw, wk.band_lo, wk.band_hi
+    cells, fw, bw, lo, hi = wk.cells, wk.fw, wk.bw, wk.band_lo, wk.band_hi
     _bands(c, wk, n, b0, m)
     N1 = n + 1
     for k in range(m + 1):
@@ -251,8 +259,8 @@ def _reach(c, wk, n, b0, m):
             if i < hi[k] and cells[i] != 1:
                 fw[s + 1] = 1
             if k < m:
-                nx = _fits(lengths, wpre, cells, n, b0, k, i)
-                if nx >= 0 and nx <= hi[k + 1]:
+                nx = _next(c, wk, n, b0, k, i)
+                if nx >= 0:
                     fw[(k + 1) * N1 + nx] = 1
     if fw[m * N1 + n] == 0:
         return False
@@ -264,10 +272,8 @@ def _reach(c, wk, n, b0, m):
                 continue
             if i < hi[k] and cells[i] != 1 and bw[s + 1]:
                 bw[s] = 1
-            elif k < m:
-                nx = _fits(lengths, wpre, cells, n, b0, k, i)
-                if nx >= 0 and nx <= hi[k + 1] and bw[(k + 1) * N1 + nx]:
-                    bw[s] = 1
+            elif k < m and _lands(c, wk, n, b0, k, i):
+                bw[s] = 1
     return True
 
 
@@ -278,7 +284,6 @@ def _solve_line(c, wk, l):
     if not _reach(c, wk, n, b0, m):
         return -1
     cells, fw, bw, canw, cover, lo, hi = wk.cells, wk.fw, wk.bw, wk.canw, wk.cover, wk.band_lo, wk.band_hi
-    wpre, lengths = wk.wpre, c.lengths
     N1 = n + 1
     for p in range(n + 1):
         cover[p] = 0
@@ -291,14 +296,12 @@ def _solve_line(c, wk, l):
                 continue
             if i < hi[k] and cells[i] != 1 and bw[s + 1]:
                 canw[i] = 1
-            if k < m:
-                nx = _fits(lengths, wpre, cells, n, b0, k, i)
-                if nx >= 0 and nx <= hi[k + 1] and bw[(k + 1) * N1 + nx]:
-                    e = i + c.lengths[b0 + k]
-                    cover[i] += 1
-                    cover[e] -= 1
-                    if e < n:
-                        canw[e] = 1
+            if k < m and _lands(c, wk, n, b0, k, i):
+                e = i + c.lengths[b0 + k]
+                cover[i] += 1
+                cover[e] -= 1
+                if e < n:
+                    canw[e] = 1
     changed = 0
     depth = 0
     row = l < c.height
@@ -579,7 +582,6 @@ def block_ranges(c, grid, wk, lo, hi):
     (``lo``/``hi``, indexed like ``c.lengths``); returns -1, or the first line that has no placement."""
     for cell in range(grid.size):
         wk.grid[cell] = grid[cell]
-    wpre, cells, lengths = wk.wpre, wk.cells, c.lengths
     for l in range(c.starts.size - 1):
         n, base, step, b0, m = _gather(c, wk, l)
         if not _reach(c, wk, n, b0, m):
@@ -591,10 +593,7 @@ def block_ranges(c, grid, wk, lo, hi):
             for i in range(wk.band_lo[k], wk.band_hi[k] + 1):
                 if wk.fw[k * N1 + i] == 0:
                     continue
-                nx = _fits(lengths, wpre, cells, n, b0, k, i)
-                if nx >= 0 and nx <= wk.band_hi[k + 1] and wk.bw[(k + 1) * N1 + nx]:
-                    if i < lo[b0 + k]:
-                        lo[b0 + k] = i
-                    if i > hi[b0 + k]:
-                        hi[b0 + k] = i
+                if _lands(c, wk, n, b0, k, i):
+                    lo[b0 + k] = min(lo[b0 + k], i)
+                    hi[b0 + k] = max(hi[b0 + k], i)
     return -1

@@ -18,7 +18,7 @@ from ..result import ModelSizes
 from .parsing import parse
 from .puzzle import BLACK, WHITE, Nonogram, clue_text, normalise_grid, line_slack, packed_starts
 
-FORMS = ("cons", "qubo")
+FORMULATIONS = ("cons", "qubo")
 
 
 @dataclass
@@ -37,7 +37,7 @@ class NonogramModel(ModelSizes):
     model: qlib.Model
     row_vars: tuple
     col_vars: tuple
-    form: str = "cons"
+    formulation: str = "cons"
     known: tuple[str, ...] | None = None
 
 
@@ -143,11 +143,11 @@ def _shift_ranges(puzzle: Nonogram, grid: np.ndarray):
     return ranges
 
 
-def build_model(puzzle, form: str = "cons", known=None) -> NonogramModel:
+def build_model(puzzle, formulation: str = "cons", known=None) -> NonogramModel:
     """The nonogram as a model with energy 0 exactly at its solutions.
 
-    ``form="cons"`` keeps one native equality per cell (row colour == column
-    colour); ``form="qubo"`` expands them with :func:`qlib.expand_cons` into
+    ``formulation="cons"`` keeps one native equality per cell (row colour == column
+    colour); ``formulation="qubo"`` expands them with :func:`qlib.expand_cons` into
     squared penalties, a QUBO with no auxiliary variables.  A cell whose colour
     is fixed by both of its lines (no variables on either side) needs no
     constraint; if the two fixed colours differ, the unavoidable penalty 1 goes
@@ -161,8 +161,8 @@ def build_model(puzzle, form: str = "cons", known=None) -> NonogramModel:
     zero-energy states are then the answers that agree with the known cells.
     Known cells that leave a line no placement raise ValueError.
     """
-    if form not in FORMS:
-        raise ValueError(f"unknown form {form!r}; choose one of {', '.join(FORMS)}")
+    if formulation not in FORMULATIONS:
+        raise ValueError(f"unknown formulation {formulation!r}; choose one of {', '.join(FORMULATIONS)}")
     puzzle = parse(puzzle)
     grid = None if known is None else known_cells(puzzle, known)
     ranges = [None] * (puzzle.height + puzzle.width) if grid is None else _shift_ranges(puzzle, grid)
@@ -172,7 +172,7 @@ def build_model(puzzle, form: str = "cons", known=None) -> NonogramModel:
                      for j, clue in enumerate(puzzle.columns))
     shown = None if grid is None else tuple("".join("?" if v < 0 else BLACK if v else WHITE for v in row)
                                             for row in grid)
-    nm = NonogramModel(puzzle, qlib.Model(), row_vars, col_vars, form, shown)
+    nm = NonogramModel(puzzle, qlib.Model(), row_vars, col_vars, formulation, shown)
 
     objective = qlib.sum(line_penalty(walls) for walls in row_vars + col_vars)
     constraints, conflicts = [], []
@@ -195,7 +195,7 @@ def build_model(puzzle, form: str = "cons", known=None) -> NonogramModel:
                 require(row_colour(nm, i, j) - value, f"cell ({i},{j}) row", (i, j))
                 require(col_colour(nm, i, j) - value, f"cell ({i},{j}) column", (i, j))
     model = qlib.Model(objective, constraints, {"fixed_conflicts": conflicts})
-    if form == "qubo":
+    if formulation == "qubo":
         model = qlib.expand_cons(model)
     nm.model = model
     return nm

@@ -20,6 +20,11 @@ class NonogramFileNotFoundError(NonogramError, FileNotFoundError):
 METADATA_KEYS = ("catalogue", "by", "copyright", "license")
 
 
+def _metadata(key: str, note: str = "") -> property:
+    """A read-only property for the metadata field ``key`` (None when the file has none)."""
+    return property(lambda self: self.metadata.get(key), doc=f"The ``{key}`` metadata field{note}, or None.")
+
+
 @dataclass(frozen=True)
 class Nonogram:
     """The clues of a nonogram: ``rows[i]`` lists row ``i``'s block lengths left to
@@ -37,35 +42,12 @@ class Nonogram:
     metadata: Mapping[str, str] = field(default_factory=dict, compare=False, repr=False)
     goal: tuple[str, ...] | None = field(default=None, compare=False, repr=False)
 
-    @property
-    def height(self) -> int:
-        """Rows of the grid."""
-        return len(self.rows)
-
-    @property
-    def width(self) -> int:
-        """Columns of the grid."""
-        return len(self.columns)
-
-    @property
-    def catalogue(self) -> str | None:
-        """The ``catalogue`` metadata field, or None."""
-        return self.metadata.get("catalogue")
-
-    @property
-    def by(self) -> str | None:
-        """The ``by`` metadata field (the author), or None."""
-        return self.metadata.get("by")
-
-    @property
-    def copyright(self) -> str | None:
-        """The ``copyright`` metadata field, or None."""
-        return self.metadata.get("copyright")
-
-    @property
-    def license(self) -> str | None:
-        """The ``license`` metadata field, or None."""
-        return self.metadata.get("license")
+    height = property(lambda self: len(self.rows), doc="Rows of the grid.")
+    width = property(lambda self: len(self.columns), doc="Columns of the grid.")
+    catalogue = _metadata("catalogue")
+    by = _metadata("by", " (the author)")
+    copyright = _metadata("copyright")
+    license = _metadata("license")
 
     def __repr__(self):
         name = f"{self.title!r}, " if self.title else ""

@@ -57,18 +57,22 @@ def _parse_line(line: str, number: int, name: str) -> Nonogram:
     end = len(line.rstrip(" \t"))
     pos = len(line) - len(line.lstrip(" \t"))
 
-    def size(pos: int, what: str):
+    def digits(pos: int, what: str, expected: str):
+        """The number at ``pos`` and the position after it; ``expected`` says what a missing one should be."""
         start = pos
         while pos < end and "0" <= line[pos] <= "9":
             pos += 1
         if pos == start:
-            fail(pos, f"expected the {what} (digits 0-9), found {shown(pos)}")
+            fail(pos, f"expected {expected}, found {shown(pos)}")
         if pos - start > _MAX_DIGITS:
             fail(start, f"expected a {what} of at most {_MAX_DIGITS} digits, got {pos - start} digits")
-        value = int(line[start:pos])
+        return int(line[start:pos]), pos
+
+    def size(pos: int, what: str):
+        value, after = digits(pos, what, f"the {what} (digits 0-9)")
         if value <= 0:
-            fail(start, f"expected a positive {what}, got {value}")
-        return value, pos
+            fail(pos, f"expected a positive {what}, got {value}")
+        return value, after
 
     width, pos = size(pos, "width")
     height = width
@@ -85,16 +89,9 @@ def _parse_line(line: str, number: int, name: str) -> Nonogram:
         numbers, offsets = [], []
         if pos < end and "0" <= line[pos] <= "9":
             while True:
-                digits = pos
-                while pos < end and "0" <= line[pos] <= "9":
-                    pos += 1
-                if pos == digits:
-                    fail(pos, f"expected a block length (digits 0-9) after '.', found {shown(pos)}")
-                if pos - digits > _MAX_DIGITS:
-                    fail(digits, f"expected a block length of at most {_MAX_DIGITS} digits, "
-                                 f"got {pos - digits} digits")
-                numbers.append(int(line[digits:pos]))
-                offsets.append(digits)
+                offsets.append(pos)
+                value, pos = digits(pos, "block length", "a block length (digits 0-9) after '.'")
+                numbers.append(value)
                 if pos < end and line[pos] == ".":
                     pos += 1
                     continue

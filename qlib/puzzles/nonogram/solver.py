@@ -47,7 +47,7 @@ from .count import count_from
 from .display import render_text
 from .engine import TIME_UP, Engine
 from .engine import warmup as _warm_engine
-from .model import FORMS, build_model, decode, encode
+from .model import FORMULATIONS, build_model, decode, encode
 from .parsing import parse
 from .puzzle import Nonogram
 from .rules import is_solution
@@ -84,7 +84,7 @@ class NonogramResult(PuzzleResult):
     0, 0 and None when no model was needed); a solved grid always has energy 0
     in :func:`build_model`'s model.  ``solution`` is a :class:`qlib.Solution`:
     the search's own for ``method="search"``; for ``method="auto"`` the state of
-    ``build_model(puzzle, form)`` at the answer (built on first access; its
+    ``build_model(puzzle, formulation)`` at the answer (built on first access; its
     ``info["algorithm"]`` is ``found_by``), or the reduced model's best state
     when there is no answer and a search ran (else None).  ``timings``:
     ``jit_seconds`` (compiling or loading kernels, before the clock starts),
@@ -102,7 +102,7 @@ class NonogramResult(PuzzleResult):
     second_answer: tuple[str, ...] | None = None
     stop_reason: str = "answer"
     method: str = "auto"
-    form: str = "cons"
+    formulation: str = "cons"
     decided: float | None = None
     rounds: int = 0
     work: int = 0
@@ -137,12 +137,16 @@ _WARM: dict = {}
 
 
 def _warm_search(backend) -> float:
-    """Compile or load qlib's CPU search kernels once; seconds (0 once warm)."""
-    if backend not in ("cpu", "auto") or "qlib" in _WARM:
+    """Compile or load qlib's CPU search kernels once (and the GPU's, for backend "gpu"); seconds (0 once warm)."""
+    if backend not in ("cpu", "gpu", "auto") or backend in _WARM:
         return 0.0
     start = time.perf_counter()
     qlib.warmup()
-    _WARM["qlib"] = True
+    if backend == "gpu":
+        from ...solvers import gpu
+
+        gpu.warmup()
+    _WARM[backend] = True
     return time.perf_counter() - start
 
 
@@ -159,9 +163,9 @@ def warmup(method: str = "auto", backend: str = "cpu") -> float:
     return time.perf_counter() - start
 
 
-def _resolve_method(method, form, backend, options) -> str:
+def _resolve_method(method, formulation, backend, options) -> str:
     if method is None:
-        plain = form == "cons" and isinstance(backend, str) and backend in ("cpu", "auto")
+        plain = formulation == "cons" and isinstance(backend, str) and backend in ("cpu", "gpu", "auto")
         return "auto" if plain and not any(k in options for k in _BUDGET_OPTIONS) else "search"
     if method not in METHODS:
         raise ValueError(f"unknown method {method!r}; choose one of {', '.join(map(repr, METHODS))}")
@@ -176,7 +180,7 @@ def _resolve_method(method, form, backend, options) -> str:
     return method
 
 
-def solve(puzzle, *, form: str = "cons", method: str | None = None, backend: str = "cpu",
+def solve(puzzle, *, formulation: str = "cons", method: str | None = None, backend: str = "cpu",
           seed: int | None = None, time_limit: float = 60.0, check_unique: bool = False,
           **options) -> NonogramResult:
     """Solve the nonogram: an answer, a proof that none exists, or the time limit.
@@ -184,10 +188,11 @@ def solve(puzzle, *, form: str = "cons", method: str | None = None, backend: str
     ``method="auto"`` propagates (line solving and probing), then runs the
     domain-wall search on the cells still open and a complete backtracking search
     in turns, with budgets that double every round (see :mod:`.solver`).
-    ``method="search"`` minimises the model of the whole puzzle (``form``: "cons",
+    ``method="search"`` minimises the model of the whole puzzle (``formulation``: "cons",
     native constraints, or "qubo") with :func:`qlib.solve` until energy 0.  The
-    default (None) is "auto" for the default model on backend "cpu" or "auto",
-    and "search" when a form, a backend ("gpu", "exhaustive", a callable) or
+    default (None) is "auto" for the default model on backend "cpu", "gpu" or "auto"
+    (on "gpu" the model search runs there, propagation and backtracking on the CPU),
+    and "search" when a formulation, a backend ("exhaustive", a callable) or
     ``max_steps``/``max_rounds`` asks for a particular model search.
 
     ``time_limit`` (seconds) covers everything (propagation, building the model,
@@ -201,21 +206,25 @@ def solve(puzzle, *, form: str = "cons", method: str | None = None, backend: str
     (e.g. ``num_replicas``, ``noise``, ``algorithm``).
     """
     puzzle = parse(puzzle)
-    if form not in FORMS:
-        raise ValueError(f"unknown form {form!r}; choose one of {', '.join(FORMS)}")
+    if formulation not in FORMULATIONS:
+        raise ValueError(f"unknown formulation {formulation!r}; choose one of {', '.join(FORMULATIONS)}")
     time_limit = validate.time_limit(time_limit)
     seed = validate.seed(seed)
     if seed is None:
         seed = int(np.random.SeedSequence().entropy % (1 << 62))
-    method = _resolve_method(method, form, backend, options)
+    method = _resolve_method(method, formulation, backend, options)
     if method == "auto" and backend == "auto":   # the model search's budget depends on the backend
         from ...solvers import gpu
 
         backend = "gpu" if gpu.is_available() else "cpu"
+    if backend == "gpu":   # raise now, even if propagation would answer first
+        from ...solvers import gpu
+
+        gpu.require_device()
     jit = _warm_engine() if method == "auto" or check_unique else 0.0
     if method == "search":
         jit += _warm_search(backend)
-    run = _Run(puzzle, form, method, backend, int(seed), float(time_limit), options)
+    run = _Run(puzzle, formulation, method, backend, int(seed), float(time_limit), options)
     run.jit = jit
     try:
         result = run.auto() if method == "auto" else run.search()
@@ -234,8 +243,8 @@ def solve(puzzle, *, form: str = "cons", method: str | None = None, backend: str
 class _Run:
     """The state of one :func:`solve` call."""
 
-    def __init__(self, puzzle, form, method, backend, seed, time_limit, options):
-        self.puzzle, self.form, self.method, self.backend = puzzle, form, method, backend
+    def __init__(self, puzzle, formulation, method, backend, seed, time_limit, options):
+        self.puzzle, self.formulation, self.method, self.backend = puzzle, formulation, method, backend
         self.seed, self.options = seed, options
         self.start = time.perf_counter()
         self.deadline = self.start + time_limit
@@ -271,20 +280,20 @@ class _Run:
             status=status, grid=grid, seconds=0.0, backend=self.ran_backend, seed=self.seed,
             var_count=0 if model is None else int(model.var_count),
             term_count=0 if model is None else int(model.term_count), energy=energy,
-            stop_reason=stop_reason, found_by=found_by, method=self.method, form=self.form,
+            stop_reason=stop_reason, found_by=found_by, method=self.method, formulation=self.formulation,
             timings=self.timings, decided=decided, rounds=self.rounds,
             work=0 if eng is None else eng.work_done, nodes=0 if eng is None else eng.nodes,
             steps=self.steps, puzzle=self.puzzle)
         if self.method == "search" or grid is None:
             result._solution = self.best
         else:
-            result._make_solution = lambda: _answer_solution(self.puzzle, self.form, grid, found_by, self.best)
+            result._make_solution = lambda: _answer_solution(self.puzzle, self.formulation, grid, found_by, self.best)
         return result
 
     # -- method="search" ---------------------------------------------------------
     def search(self) -> NonogramResult:
         t0 = time.perf_counter()
-        self.model = build_model(self.puzzle, form=self.form)
+        self.model = build_model(self.puzzle, formulation=self.formulation)
         self.compiled = qlib.compile(self.model.model)
         self._clock("build_seconds", t0)
         if self.left() <= 1e-3:
@@ -349,7 +358,7 @@ class _Run:
             if self.left() < BUILD_SECONDS_PER_CELL * int((self.root < 0).sum()):
                 return None, None   # no time to build the model: backtracking goes on alone
             t0 = time.perf_counter()
-            self.model = build_model(self.puzzle, form=self.form, known=self.root)
+            self.model = build_model(self.puzzle, formulation=self.formulation, known=self.root)
             self.compiled = qlib.compile(self.model.model)
             self._clock("build_seconds", t0)
         held = _warm_search(self.backend)   # the first search: its kernels compile off the clock
@@ -361,7 +370,7 @@ class _Run:
         if algorithm == "auto":   # as qlib.solve chooses: focused when the energy is all penalty
             objective = self.compiled.term_coef[:self.compiled.num_objective_terms]
             algorithm = "focused" if bool((objective >= 0).all()) else "sa"
-        sa = self.backend == "gpu" or algorithm == "sa"
+        sa = algorithm == "sa"
         if sa:
             options["max_rounds"] = 1 << min(r, 62)
         else:
@@ -408,9 +417,9 @@ class _Run:
             result.unique = True
 
 
-def _answer_solution(puzzle, form, grid, found_by, searched):
-    """A :class:`qlib.Solution` of ``build_model(puzzle, form)`` at the answer ``grid``."""
-    nm = build_model(puzzle, form=form)
+def _answer_solution(puzzle, formulation, grid, found_by, searched):
+    """A :class:`qlib.Solution` of ``build_model(puzzle, formulation)`` at the answer ``grid``."""
+    nm = build_model(puzzle, formulation=formulation)
     compiled = qlib.compile(nm.model)
     info = {"algorithm": found_by, "stop_reason": "target_energy"}
     if searched is not None:

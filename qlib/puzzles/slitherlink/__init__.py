@@ -11,7 +11,7 @@ split the state into loops, accept a loop that satisfies every clue on its own,
 otherwise forbid every loop found and solve again, warm-started from the last
 state.
 
-``form="cells"``, the default, is a second formulation: one variable per
+``formulation="cells"``, the default, is a second formulation: one variable per
 cell, 1 inside the loop and 0 outside (the border's outside is 0).  An edge is
 drawn where its two cells differ (``a + b - 2ab``), so lattice-point degrees
 are even by construction; a penalty on every 2x2 checkerboard rules out
@@ -37,25 +37,26 @@ Edges also have a flat index (all ``h`` row-major, then all ``v``); see
 :mod:`qlib.puzzles.loops` for the geometry arrays.
 """
 
+from ..count import Count, CountStatus, StopReason
 from ..loops import loop_satisfies_clues, split_loops
 from .board import (CLUE_CHARS, Board, SlitherlinkError, SlitherlinkFileNotFoundError, parse, parse_bytes,
                     parse_loopy, parse_text, parse_url)
 from .display import cell_edges_mask, draw, draw_cells, render_text
-from .formulation import FORMS, FORMULATIONS, SOLVE_FORMS, decode, forbid_loop
+from .formulation import CUTS, EDGE_CUTS, FORMULATIONS, decode, forbid_loop
 from .model import SlitherlinkModel, build_model, model_sizes
 from .presolve import presolve
 from .solve import METHODS, SlitherlinkResult, check, is_solution, loop_cuts, solve, warmup
 from .sweep import sweep_task
-from .counter import BacktrackSearch, SolutionCount, count_solutions
+from .counter import BacktrackSearch, count_solutions
 from .generator import SHIPPED, UnverifiedBoardError, board_from_mask, generate, generate_dense, random_loop
 from . import bonus, counter, generator
 
 __all__ = [
-    "Board", "SlitherlinkError", "SlitherlinkModel", "SlitherlinkResult", "METHODS", "FORMS", "SOLVE_FORMS",
+    "Board", "SlitherlinkError", "SlitherlinkModel", "SlitherlinkResult", "METHODS", "EDGE_CUTS", "CUTS",
     "parse", "build_model", "model_sizes", "forbid_loop", "solve", "decode", "check",
     "is_solution", "render_text", "draw", "split_loops", "loop_satisfies_clues", "loop_cuts",
     "parse_text", "parse_url", "parse_loopy", "parse_bytes", "SlitherlinkFileNotFoundError", "CLUE_CHARS", "FORMULATIONS", "presolve", "warmup",
     "sweep_task", "cell_edges_mask", "draw_cells",
-    "count_solutions", "SolutionCount", "BacktrackSearch", "generate", "generate_dense", "random_loop",
+    "count_solutions", "Count", "CountStatus", "StopReason", "BacktrackSearch", "generate", "generate_dense", "random_loop",
     "board_from_mask", "UnverifiedBoardError", "SHIPPED", "bonus", "counter", "generator",
 ]

@@ -340,16 +340,12 @@ def parse_url(url: str, name: str = "<url>") -> Board:
 
 
 def _parse_url(line: str, name: str, lineno: int) -> Board:
-    lead = len(line) - len(line.lstrip(SPACE))
-    url = line.strip(SPACE)
+    url, fail = syntax.located(line, name, lineno)
 
-    def fail(position: int, message: str):
-        syntax.fail(name, lineno, lead + position + 1, message)
-
-    form = "expected a Slitherlink URL such as https://puzz.link/p?slither/COLS/ROWS/BODY"
+    expected = "expected a Slitherlink URL such as https://puzz.link/p?slither/COLS/ROWS/BODY"
     query = url.find("?")
     if query < 0:
-        fail(len(url), f"no '?' in the URL: {form}")
+        fail(len(url), f"no '?' in the URL: {expected}")
     # the segments after '?', each with its position in the URL
     segments, position = [], query + 1
     for part in url[query + 1:].split("/"):
@@ -357,7 +353,7 @@ def _parse_url(line: str, name: str, lineno: int) -> Board:
         position += len(part) + 1
     at, kind = segments.pop(0)
     if kind not in ("slither", "slither_edit"):
-        fail(at, f"the URL is for the puzzle type {kind!r}: {form}")
+        fail(at, f"the URL is for the puzzle type {kind!r}: {expected}")
     while segments and ":" in segments[0][1]:
         segments.pop(0)  # a variant or option segment such as 'v:'
     sizes = []

@@ -22,17 +22,17 @@ from __future__ import annotations
 
 import math
 import time
-from dataclasses import dataclass, field
 from typing import NamedTuple
 
 import numpy as np
 
 from ... import validate
+from ..count import Count
 from ..loops import grid
 from . import propagation as K
 from .board import parse
 
-__all__ = ["Lattice", "Rules", "Search", "SearchState", "lattice", "root_state", "propagate", "probe", "nodes", "SolutionCount",
+__all__ = ["Lattice", "Rules", "Search", "SearchState", "lattice", "root_state", "propagate", "probe", "nodes",
            "BacktrackSearch", "count_solutions", "CHUNK_SECONDS"]
 
 
@@ -270,38 +270,6 @@ def nodes(state: SearchState) -> int:
     return int(state.rules.sc[K.NODES])
 
 
-@dataclass
-class SolutionCount:
-    """What :func:`count_solutions` found.
-
-    ``status``: "exact" (the search finished: ``count`` is the number of
-    single-loop answers, below ``limit``), "limit" (it stopped after finding
-    ``limit`` answers: there are at least that many) or "unknown" (the time
-    limit or node cap stopped it first; ``count`` answers were found so far).
-    ``value`` is ``count`` unless the status is "unknown", then the string
-    "unknown".  ``solutions`` holds the first answers found (uint8 edge masks),
-    ``stop_reason`` is "exhausted", "limit", "time_limit" or "max_nodes".
-    """
-
-    count: int
-    status: str
-    stop_reason: str
-    limit: int
-    nodes: int
-    seconds: float
-    solutions: list = field(default_factory=list, repr=False)
-
-    @property
-    def value(self):
-        """``count``, or "unknown" when the search stopped before it finished."""
-        return "unknown" if self.status == "unknown" else self.count
-
-    @property
-    def unique(self) -> bool:
-        """Proved to have exactly one answer."""
-        return self.status == "exact" and self.count == 1
-
-
 #: What one numba call of :func:`count_solutions` aims to last when a time limit is set.
 CHUNK_SECONDS = 0.02
 _INT64_MAX = (1 << 63) - 1
@@ -386,7 +354,7 @@ class BacktrackSearch:
 def count_solutions(board, limit: int = 2, time_limit: float | None = 10.0, max_nodes: int | None = None,
                     chunk: int = 2_000, connect: bool = True,
                     probe_depth: int = 1_000_000, store: int = 10, exclude=None,
-                    hint=None) -> SolutionCount:
+                    hint=None) -> Count:
     """Count the single-loop answers of ``board`` exactly, stopping at ``limit``.
 
     Depth-first search over the edges (undecided / on / off).  After every
@@ -424,7 +392,7 @@ def count_solutions(board, limit: int = 2, time_limit: float | None = 10.0, max_
     cell without clue) does not have ``n`` sides drawn.  ``hint`` (an edge mask)
     is the value each decision tries first (on where no hint is given): an
     answer near the hint is found sooner; the count does not depend on it.
-    Returns a :class:`SolutionCount`.
+    Returns a :class:`~qlib.puzzles.count.Count` (``nodes``: the nodes searched).
     """
     chunk = validate.integer("chunk", chunk, minimum=1)
     time_limit = validate.time_limit(time_limit, none=True)
@@ -438,7 +406,5 @@ def count_solutions(board, limit: int = 2, time_limit: float | None = 10.0, max_
         stop = "max_nodes" if max_nodes is not None and search.nodes >= max_nodes else "time_limit"
     else:
         stop = status
-    count = search.count
-    return SolutionCount(count=count, status={"exhausted": "exact", "limit": "limit"}.get(stop, "unknown"),
-                         stop_reason=stop, limit=int(limit), nodes=search.nodes,
-                         seconds=time.perf_counter() - t0, solutions=search.solutions)
+    return Count(search.solutions, count=search.count, limit=limit, stop_reason=stop, nodes=search.nodes,
+                 seconds=time.perf_counter() - t0)

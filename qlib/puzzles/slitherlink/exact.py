@@ -25,6 +25,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from ... import validate
+from ..count import Count, StopReason
 from ..loops import loop_satisfies_clues, split_loops
 from .board import parse
 
@@ -223,12 +224,12 @@ def solve_exact(board, *, time_limit: float = 60.0) -> ExactResult:
 def count_exact(board, *, limit: int = 2, time_limit: float = 60.0):
     """Count the single-loop answers of ``board``, stopping at ``limit``.
 
-    Each answer found is blocked and the search goes on.  Returns
-    ``(count, status, masks)``: status "exact" (the search finished and
-    ``count < limit`` is the number of answers), "limit" (``limit`` answers
-    found: at least that many exist) or "time_limit" (``count`` found so far);
-    ``masks`` are the answers found (uint8 edge masks).  ``limit=2`` proves
-    uniqueness.
+    Each answer found is blocked and the search goes on.  Returns a
+    :class:`~qlib.puzzles.count.Count`, ``(count, status, masks)``: status
+    "exact" (the search finished and ``count < limit`` is the number of
+    answers), "limit" (``limit`` answers found: at least that many exist) or
+    "unknown" (``stop_reason`` "time_limit": ``count`` found so far); ``masks``
+    are the answers found (uint8 edge masks).  ``limit=2`` proves uniqueness.
     """
     t0 = time.perf_counter()
     board = _board(board)
@@ -239,13 +240,12 @@ def count_exact(board, *, limit: int = 2, time_limit: float = 60.0):
     try:
         while True:
             status, mask = search.next_answer(deadline)
-            if status == "unsat":
-                return len(masks), "exact", masks
-            if status == "time_limit":
-                return len(masks), "time_limit", masks
+            if status in ("unsat", "time_limit"):
+                stop = StopReason.EXHAUSTED if status == "unsat" else StopReason.TIME_LIMIT
+                return Count(masks, limit=limit, stop_reason=stop, seconds=time.perf_counter() - t0)
             masks.append(mask)
             if len(masks) >= limit:
-                return len(masks), "limit", masks
+                return Count(masks, limit=limit, stop_reason=StopReason.LIMIT, seconds=time.perf_counter() - t0)
             search.block(mask)
     finally:
         search.close()

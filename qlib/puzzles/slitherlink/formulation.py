@@ -91,10 +91,10 @@ def _forbid_cells(sm: SlitherlinkModel, loop) -> Expr:
 # -----------------------------------------------------------------------------
 # Forbidding loops
 # -----------------------------------------------------------------------------
-#: How :func:`forbid_loop` forbids a loop in an edge model (``build_model`` forms "cons" and "qubo").
-FORMS = ("hubo", "inequality", "qubo")
-#: The forms :func:`solve` takes: those, and the cell formulation with its own loop terms.
-SOLVE_FORMS = FORMS + ("cells",)
+#: How :func:`forbid_loop` forbids a loop in an edge model (``build_model`` formulations "cons" and "qubo").
+EDGE_CUTS = ("hubo", "inequality", "qubo")
+#: Every ``cut`` :func:`forbid_loop` takes: the edge cuts, and the cell formulation's loop terms.
+CUTS = EDGE_CUTS + ("cells",)
 
 
 def _loop_tag(loop) -> str:
@@ -102,10 +102,10 @@ def _loop_tag(loop) -> str:
     return hashlib.sha1(data.encode()).hexdigest()[:10]
 
 
-def forbid_loop(sm: SlitherlinkModel, loop, form: str | None = None, *, label: str | None = None):
+def forbid_loop(sm: SlitherlinkModel, loop, cut: str | None = None, *, label: str | None = None):
     """What to add to a model so that the state containing all of ``loop`` costs 1 more.
 
-    ``form`` (default: the one ``sm`` was built for; "hubo" for the edge model):
+    ``cut`` (default: the one ``sm`` was built for; "hubo" for the edge model):
 
     * ``"hubo"``: the product of the loop's edge variables (an :class:`~qlib.Expr`
       with one term of degree ``len(loop)``);
@@ -117,7 +117,7 @@ def forbid_loop(sm: SlitherlinkModel, loop, form: str | None = None, *, label: s
       cell literals, 1 when the loop bounds an inside region or a hole.
 
     All are 0 unless every edge of the loop is selected, and then 1 (for
-    the qubo form: 1 at the best slack values; for the cells form: in every
+    the qubo cut: 1 at the best slack values; for the cells cut: in every
     state without a 2x2 checkerboard).
     """
     loop = [int(e) for e in np.asarray(loop).ravel()]
@@ -128,24 +128,24 @@ def forbid_loop(sm: SlitherlinkModel, loop, form: str | None = None, *, label: s
     bad = [e for e in loop if not 0 <= e < sm.grid.num_edges]
     if bad:
         raise ValueError(f"edge indices {bad[:5]} are outside 0..{sm.grid.num_edges - 1}")
-    if form is None:
-        form = "cells" if sm.form == "cells" else "qubo" if sm.form == "qubo" else "hubo"
-    if form not in FORMULATIONS:
-        raise ValueError(f"unknown form {form!r}; choose one of {', '.join(SOLVE_FORMS)}")
-    if (form == "cells") != (sm.form == "cells"):
-        raise ValueError(f"form {form!r} does not fit a model built in the {sm.form!r} form; "
-                         "a cells model takes form='cells' and only it")
-    return FORMULATIONS[form].forbid(sm, loop, label=label)
+    if cut is None:
+        cut = "cells" if sm.formulation == "cells" else "qubo" if sm.formulation == "qubo" else "hubo"
+    if cut not in CUTS:
+        raise ValueError(f"unknown cut {cut!r}; choose one of {', '.join(CUTS)}")
+    if (cut == "cells") != (sm.formulation == "cells"):
+        raise ValueError(f"cut {cut!r} does not fit a model built in the {sm.formulation!r} formulation; "
+                         "a cells model takes formulation='cells' and only it")
+    return FORMULATIONS[cut].forbid(sm, loop, label=label)
 
 
-def _forbid_edges(sm: SlitherlinkModel, loop, form: str, label):
+def _forbid_edges(sm: SlitherlinkModel, loop, cut: str, label):
     tag = _loop_tag(loop)
     label = label or f"loop {len(loop)} edges from {sm.grid.edge_name(min(loop))} #{tag}"
     xs = [sm.edges[e] for e in loop]
-    if form == "hubo":
+    if cut == "hubo":
         return reduce(mul, xs[1:], Expr.constant(1) * xs[0])
     ineq = qlib.cons(qlib.sum(xs) <= len(loop) - 1, label=label)
-    if form == "inequality":
+    if cut == "inequality":
         return ineq
     return qlib.expand_cons(ineq, prefix=f"_loop_{tag}").objective  # slack labels unique to this loop
 
@@ -416,11 +416,11 @@ class CellFormulation(Formulation):
         return out
 
 
-#: Formulations by name (``solve(form=...)``).
+#: Formulations by name (``solve(formulation=...)``); each forbids loops with the cut of its name.
 FORMULATIONS = {"cells": CellFormulation(), "hubo": EdgeFormulation("hubo"),
                 "inequality": EdgeFormulation("inequality"), "qubo": EdgeFormulation("qubo")}
 
 
 def formulation_of(sm: SlitherlinkModel) -> Formulation:
-    """The formulation that reads ``sm``'s states (edge forms share one reader)."""
-    return FORMULATIONS["cells"] if sm.form == "cells" else FORMULATIONS["qubo" if sm.form == "qubo" else "hubo"]
+    """The formulation that reads ``sm``'s states (edge formulations share one reader)."""
+    return FORMULATIONS["cells"] if sm.formulation == "cells" else FORMULATIONS["qubo" if sm.formulation == "qubo" else "hubo"]

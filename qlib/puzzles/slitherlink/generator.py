@@ -220,7 +220,7 @@ def board_from_mask(mask, rows: int, cols: int, keep=None) -> Board:
 class UnverifiedBoardError(RuntimeError):
     """:func:`generate`'s final recount stopped at its node cap: the board's uniqueness is not proved.
 
-    ``board``, ``mask`` and ``count`` (the :class:`~.counter.SolutionCount` of the recount) say what was made.
+    ``board``, ``mask`` and ``count`` (the :class:`~qlib.puzzles.count.Count` of the recount) say what was made.
     """
 
     def __init__(self, message: str, board, mask, count):

@@ -7,7 +7,7 @@ The formats here deal in clue rows (tuples of 0-3 or None); :mod:`.board` makes 
 from __future__ import annotations
 
 from . import syntax
-from .syntax import FOUR, MAX_SIDE, SPACE
+from .syntax import FOUR, MAX_SIDE
 
 _LOOPY_RUN = "abcdefghijklmnopqrstuvwxyz"  # 1 to 26 cells without a clue
 _LOOPY_DIFFICULTIES = "enth"  # easy, normal, tricky, hard
@@ -39,11 +39,7 @@ def parse_loopy(game_id: str, name: str = "<loopy>") -> tuple:
 
 def decode_line(line: str, name: str, lineno: int) -> tuple:
     """The clue rows of a game ID on line ``lineno`` of ``name`` (a tuple of row tuples)."""
-    lead = len(line) - len(line.lstrip(SPACE))
-    text = line.strip(SPACE)
-
-    def fail(position: int, message: str):
-        syntax.fail(name, lineno, lead + position + 1, message)
+    text, fail = syntax.located(line, name, lineno)
 
     colon = text.find(":")
     seed = text.find("#")

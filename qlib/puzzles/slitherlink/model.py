@@ -1,12 +1,12 @@
 """Slitherlink as qlib models: the edge formulation (the source's) and the cell formulation.
 
-Edge form: one binary variable per lattice edge, ``h[i][j]`` for the horizontal
+Edge formulation: one binary variable per lattice edge, ``h[i][j]`` for the horizontal
 edge from point ``(i, j)`` to ``(i, j + 1)`` and ``v[i][j]`` for the vertical
 edge from ``(i, j)`` to ``(i + 1, j)``.  A clue ``n`` in cell ``(i, j)`` says
 ``h[i][j] + h[i+1][j] + v[i][j] + v[i][j+1] == n``; every lattice point has
 degree 0 or 2.
 
-Cell form: one variable per cell, 1 inside the loop and 0 outside (the
+Cell formulation: one variable per cell, 1 inside the loop and 0 outside (the
 border's outside is 0).  An edge is drawn where its two cells differ
 (``a + b - 2ab``), so lattice-point degrees are even by construction; a
 penalty on every 2x2 checkerboard rules out degree 4.  A single flip can
@@ -41,7 +41,7 @@ class SlitherlinkModel(ModelSizes):
 
     ``h`` ((R+1) x C) and ``v`` (R x (C+1)) are object arrays of variables;
     ``edges`` holds the same variables in the flat edge order of ``grid``;
-    ``aux`` the degree auxiliaries ``y`` ((R+1) x (C+1)) of the QUBO form, else None.
+    ``aux`` the degree auxiliaries ``y`` ((R+1) x (C+1)) of the QUBO formulation, else None.
     In the ``cells`` form ``cells`` (R x C) holds each cell's value as an
     expression (a class variable, its negation, or a constant where the
     presolve decided it), ``class_vars`` the variables, ``presolve`` the
@@ -56,7 +56,7 @@ class SlitherlinkModel(ModelSizes):
     v: np.ndarray
     edges: np.ndarray
     grid: Grid
-    form: str = "cons"
+    formulation: str = "cons"
     aux: np.ndarray | None = None
     cells: np.ndarray | None = None
     presolve: object = None
@@ -79,17 +79,17 @@ def _clue_expr(g: Grid, edges, board: Board, i: int, j: int) -> Expr:
     return qlib.sum([edges[e] for e in g.cell_edges[i * board.cols + j]])
 
 
-def build_model(board, form: str = "cons", *, presolve=False) -> SlitherlinkModel:
+def build_model(board, formulation: str = "cons", *, presolve=False) -> SlitherlinkModel:
     """Clue and degree constraints of ``board``.
 
-    ``form="cons"`` (also ``"hubo"`` and ``"inequality"``, which differ only in
+    ``formulation="cons"`` (also ``"hubo"`` and ``"inequality"``, which differ only in
     how a loop is later forbidden): native constraints,
     ``cons(clue sum == n, label="clue (i,j)")`` and
     ``cons(deg == one_of(0, 2), label="point (i,j)")``.
-    ``form="qubo"``: the pure QUBO of the source: ``(clue sum - n)**2`` per clue
+    ``formulation="qubo"``: the pure QUBO of the source: ``(clue sum - n)**2`` per clue
     and ``(deg - 2*y[i][j])**2`` per point with one auxiliary ``y`` per point
-    (what :func:`qlib.expand_cons` makes of the ``cons`` form).
-    ``form="cells"``: cell variables ``c[i][j]`` (1 inside the loop), native
+    (what :func:`qlib.expand_cons` makes of the ``cons`` formulation).
+    ``formulation="cells"``: cell variables ``c[i][j]`` (1 inside the loop), native
     clue constraints on the edges' XOR expressions, and a penalty of 1 on
     each 2x2 block coloured like a checkerboard (see the module docstring).
     With ``presolve=True`` (cells only) the cells that :func:`.presolve.presolve`
@@ -98,23 +98,23 @@ def build_model(board, form: str = "cons", *, presolve=False) -> SlitherlinkMode
     :class:`~.presolve.Presolve` of ``board`` in its place is used as it is.
     """
     board = parse(board)
-    if form in ("hubo", "inequality"):
-        form = "cons"
-    if form not in ("cons", "qubo", "cells"):
-        raise ValueError(f"unknown form {form!r}; choose 'cons' (native constraints), 'qubo' or 'cells'")
-    if presolve and form != "cells":
-        raise ValueError("presolve=True builds the cell formulation; pass form='cells'")
-    if form == "cells":
+    if formulation in ("hubo", "inequality"):
+        formulation = "cons"
+    if formulation not in ("cons", "qubo", "cells"):
+        raise ValueError(f"unknown formulation {formulation!r}; choose 'cons' (native constraints), 'qubo' or 'cells'")
+    if presolve and formulation != "cells":
+        raise ValueError("presolve=True builds the cell formulation; pass formulation='cells'")
+    if formulation == "cells":
         return _build_cells(board, presolve)
     g = board.grid
     h, v, edges = _edge_vars(board)
-    if form == "cons":
+    if formulation == "cons":
         items = [qlib.cons(_clue_expr(g, edges, board, i, j) == n, label=f"clue ({i},{j})")
                  for i, j, n in board.clue_cells]
         for p in range(g.num_points):
             i, j = g.point_ij(p)
             items.append(qlib.cons(_degree_expr(g, edges, p) == qlib.one_of(0, 2), label=f"point ({i},{j})"))
-        return SlitherlinkModel(board, Model(Expr(), items), h, v, edges, g, form)
+        return SlitherlinkModel(board, Model(Expr(), items), h, v, edges, g, formulation)
     y = qlib.var("y", board.rows + 1, board.cols + 1)
     terms: dict = {}
     parts = [(_clue_expr(g, edges, board, i, j) - n) ** 2 for i, j, n in board.clue_cells]
@@ -126,7 +126,7 @@ def build_model(board, form: str = "cons", *, presolve=False) -> SlitherlinkMode
             terms[t] = terms.get(t, 0) + c
     objective = Expr(terms).simplify_as_binary()
     model = Model(objective, [], {"aux_vars": [a.label for a in y.ravel()]})
-    return SlitherlinkModel(board, model, h, v, edges, g, form, aux=y)
+    return SlitherlinkModel(board, model, h, v, edges, g, formulation, aux=y)
 
 
 def edge_sides(board: Board) -> np.ndarray:
@@ -213,8 +213,8 @@ def model_sizes(board) -> dict:
     """
     board = parse(board)
     out = {}
-    for key, form in (("hubo", "cons"), ("qubo", "qubo")):
-        sm = build_model(board, form)
+    for key, formulation in (("hubo", "cons"), ("qubo", "qubo")):
+        sm = build_model(board, formulation)
         m = sm.model
         degree = max([m.objective.degree] + [c.lhs.degree for c in m.constraints])
         out[key] = dict(vars=m.var_count, aux_vars=0 if sm.aux is None else sm.aux.size,

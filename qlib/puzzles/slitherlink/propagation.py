@@ -479,31 +479,26 @@ def probe(node_stop, use_connect, lat, rs, sr):
                 mk[e] = stamp
                 mv[e] = st[e]
         _undo(tm, mm, um, lat, rs)
-        if r1 == FAIL:
-            r = _try(f, 0, use_connect, lat, rs, seen, stack)
-            if r != OK:
-                sc[PACTIVE] = 0
-                return r, -1
-            sc[PCHANGED] = 1
-            continue
-        r0 = _try(f, 0, use_connect, lat, rs, seen, stack)
-        n0 = sc[TLEN] - tm
+        forced = 0 if r1 == FAIL else -1        # the value probing proved, if any
+        n0 = 0
         ncommon = 0
-        if r0 == OK and r1 == OK:
-            for k in range(tm + 1, sc[TLEN]):
-                e = trail[k]
-                if mk[e] == stamp and mv[e] == st[e]:
-                    common[ncommon] = e
-                    common[E + ncommon] = st[e]
-                    ncommon += 1
-        _undo(tm, mm, um, lat, rs)
-        if r0 == FAIL:
-            r = _try(f, 1, use_connect, lat, rs, seen, stack)
-            if r != OK:
-                sc[PACTIVE] = 0
-                return r, -1
-            sc[PCHANGED] = 1
-            continue
+        if forced < 0:
+            r0 = _try(f, 0, use_connect, lat, rs, seen, stack)
+            n0 = sc[TLEN] - tm
+            if r0 == OK and r1 == OK:
+                for k in range(tm + 1, sc[TLEN]):
+                    e = trail[k]
+                    if mk[e] == stamp and mv[e] == st[e]:
+                        common[ncommon] = e
+                        common[E + ncommon] = st[e]
+                        ncommon += 1
+            _undo(tm, mm, um, lat, rs)
+            if r0 == FAIL:
+                forced = 1
+        if forced >= 0:
+            ncommon = 1                          # decide ``f`` alone, as the values both tries imply
+            common[0] = f
+            common[E] = forced
         if ncommon > 0:
             for k in range(ncommon):
                 e = common[k]
@@ -518,6 +513,17 @@ def probe(node_stop, use_connect, lat, rs, sr):
         if score > sc[PSCORE]:
             sc[PSCORE] = score
             sc[PBEST] = f
+
+
+@njit(cache=True, inline="always")
+def _enough(r, st, sols, sc, limit):
+    """Record the answer when ``r`` is SOLVED; True (and the search done) once ``limit`` are found."""
+    if r == SOLVED:
+        _record(st, sols, sc)
+        if sc[COUNT] >= limit:
+            sc[MODE] = DONE
+            return True
+    return False
 
 
 @njit(cache=True)
@@ -564,11 +570,8 @@ def run(node_stop, limit, use_connect, probe_depth, lat, rs, sr):
                     sc[QH] = 0
                     sc[QT] = 0
         # here r is FAIL or SOLVED (or we were already backtracking)
-        if r == SOLVED:
-            _record(st, sols, sc)
-            if sc[COUNT] >= limit:
-                sc[MODE] = DONE
-                return DONE
+        if _enough(r, st, sols, sc, limit):
+            return DONE
         sc[MODE] = BACKTRACK
         while True:
             if sc[DEPTH] == 0:
@@ -586,8 +589,5 @@ def run(node_stop, limit, use_connect, probe_depth, lat, rs, sr):
                 break
             sc[QH] = 0
             sc[QT] = 0
-            if r == SOLVED:
-                _record(st, sols, sc)
-                if sc[COUNT] >= limit:
-                    sc[MODE] = DONE
-                    return DONE
+            if _enough(r, st, sols, sc, limit):
+                return DONE

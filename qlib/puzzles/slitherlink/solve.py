@@ -17,7 +17,7 @@ from ..loops import DegreeError, Grid, loop_satisfies_clues, split_loops
 from ..result import PuzzleResult
 from .board import Board, parse
 from .display import render_text
-from .formulation import FORMULATIONS, SOLVE_FORMS, CellFormulation, Formulation, formulation_of
+from .formulation import FORMULATIONS, CellFormulation, Formulation, formulation_of
 from .model import SlitherlinkModel
 from .presolve import Presolve, presolve
 
@@ -92,7 +92,7 @@ class SlitherlinkResult(PuzzleResult):
     iterations: list
     loop: list | None
     answer_state: np.ndarray | None
-    form: str = "cells"
+    formulation: str = "cells"
     method: str = "lazy"
     board: Board | None = field(default=None, repr=False)
     presolved: float | None = None
@@ -106,7 +106,7 @@ class SlitherlinkResult(PuzzleResult):
         """The status line, then one line per iteration (energy and loop lengths)."""
         by = f" by {self.found_by}" if self.found_by else ""
         lines = [f"{self.status} ({self.stop_reason}){by} in {len(self.iterations)} iteration(s), "
-                 f"{self.seconds:.2f} s, form={self.form}, method={self.method}, backend={self.backend}, "
+                 f"{self.seconds:.2f} s, formulation={self.formulation}, method={self.method}, backend={self.backend}, "
                  f"seed={self.seed}"]
         for it in self.iterations:
             loops = " ".join(map(str, it["loops"])) if it["loops"] is not None else "-"
@@ -119,7 +119,7 @@ class _Run:
     """Shared state and helpers of one :func:`solve` call; a method drives it."""
 
     board: Board
-    form: str
+    formulation: str
     backend: str
     seed: int
     time_limit: float
@@ -127,7 +127,7 @@ class _Run:
     solver_options: dict
     method: str
     complete: str | None = None
-    formulation: Formulation = None
+    spec: Formulation = None
     start: float = 0.0
     iterations: list = field(default_factory=list)
     forbidden: int = 0
@@ -137,8 +137,8 @@ class _Run:
 
     def __post_init__(self):
         self.start = time.perf_counter()
-        self.formulation = FORMULATIONS[self.form]
-        if isinstance(self.formulation, CellFormulation) and self.formulation.use_presolve:
+        self.spec = FORMULATIONS[self.formulation]
+        if isinstance(self.spec, CellFormulation) and self.spec.use_presolve:
             self.presolve = presolve(self.board)
 
     @property
@@ -146,7 +146,7 @@ class _Run:
         """The board's model, built at its first use: a complete search that answers first never needs it."""
         if self._sm is None:
             options = {} if self.presolve is None else {"presolve": self.presolve}
-            self._sm = self.formulation.build(self.board, **options)
+            self._sm = self.spec.build(self.board, **options)
             self._model = self._sm.model
         return self._sm
 
@@ -177,10 +177,10 @@ class _Run:
         """One qlib.solve of the current model with the remaining time; returns (solution, mask)."""
         k = len(self.iterations)
         seed = (self.seed + k) % (1 << 63)
-        sol = qlib.solve(self.formulation.compile(self.sm, self.model), backend=self.backend, seed=seed,
+        sol = qlib.solve(self.spec.compile(self.sm, self.model), backend=self.backend, seed=seed,
                          time_limit=max(self.remaining(), 1e-3),
                          target_energy=0, initial_state=initial_state, **self.solver_options)
-        return sol, self.formulation.decode_state(self.sm, sol.compiled, sol.state)
+        return sol, self.spec.decode_state(self.sm, sol.compiled, sol.state)
 
     def split(self, mask):
         """Loops of ``mask``, or None if some point has degree other than 0 or 2."""
@@ -208,7 +208,7 @@ class _Run:
     def forbid(self, loops) -> None:
         """Add a penalty for every loop to the current model."""
         for lp in loops:
-            self.model = self.model + self.formulation.forbid(self.sm, lp)
+            self.model = self.model + self.spec.forbid(self.sm, lp)
         self.forbidden += len(loops)
         if self.iterations:
             self.iterations[-1]["forbidden"] = len(loops)
@@ -234,7 +234,7 @@ class _Run:
             var_count=last["var_count"] if last else 0 if model is None else model.var_count,
             term_count=last["term_count"] if last else 0 if model is None else model.term_count,
             loop=None if loop is None else [int(e) for e in loop], answer_state=answer,
-            form=self.form, method=self.method, board=self.board,
+            formulation=self.formulation, method=self.method, board=self.board,
             timings=dict(presolve_seconds=self.presolve_seconds, solve_seconds=seconds),
             presolved=None if pre is None else pre.fixed_fraction, found_by=found_by)
 
@@ -283,17 +283,17 @@ def _outer(run: _Run) -> SlitherlinkResult:
         if loops:
             run.forbid(loops)
         else:   # the empty drawing is never an answer: forbid it and solve again
-            run.model = run.model + run.formulation.forbid_empty(run.sm)
+            run.model = run.model + run.spec.forbid_empty(run.sm)
         previous = sol
 
 
-_CUT_OPTIONS = {"hook_energy": "energy", "hook_interval": "interval", "cut_weight": "weight"}
+_CUT_OPTIONS = {"cut_energy": "energy", "cut_interval": "interval", "cut_weight": "weight"}
 
 
-def loop_cuts(sm: SlitherlinkModel, compiled, *, form: str | None = None, **options) -> LazyCuts:
+def loop_cuts(sm: SlitherlinkModel, compiled, *, cut: str | None = None, **options) -> LazyCuts:
     """Lazy loop cuts for ``sm``: its formulation's separation function in a :class:`LazyCuts`."""
-    formulation = FORMULATIONS[form] if form else formulation_of(sm)
-    return LazyCuts(formulation.separation(sm, compiled), **options)
+    spec = FORMULATIONS[cut] if cut else formulation_of(sm)
+    return LazyCuts(spec.separation(sm, compiled), **options)
 
 
 #: The lazy method's rounds (with a complete search): round ``k`` gives each part a budget about
@@ -375,11 +375,11 @@ def _lazy(run: _Run) -> SlitherlinkResult:
     no answer.  Both budgets are counts, not seconds, so the seed and thread
     count fix which part finds the answer.
     """
-    if not run.formulation.lazy:
-        raise ValueError(f"method='lazy' adds loop cuts as product terms, which form {run.form!r} "
+    if not run.spec.lazy:
+        raise ValueError(f"method='lazy' adds loop cuts as product terms, which formulation {run.formulation!r} "
                          "does not take; use method='outer' for the pure QUBO form")
-    if run.backend not in ("cpu", "auto"):
-        raise ValueError("method='lazy' runs on the CPU backend; use method='outer' for other backends")
+    if run.backend not in ("cpu", "gpu", "auto"):
+        raise ValueError("method='lazy' runs on the CPU or GPU backend; use method='outer' for other backends")
     settled = run.presolved_result()
     if settled is not None:
         return settled
@@ -416,12 +416,12 @@ def _rounds(run, exact, options, cut_options, user_steps):
         if run.remaining() <= 0:
             return run.result("time_limit")
         if compiled is None:
-            compiled = run.formulation.compile(run.sm, run.model)
+            compiled = run.spec.compile(run.sm, run.model)
             if run.remaining() <= 0:   # building the model took the time
                 return run.result("time_limit")
         if compiled.num_vars == 0:   # the presolve left one state: it is an answer or there is none
             state = np.zeros(0, dtype=np.uint8)
-            mask = run.formulation.decode_state(run.sm, compiled, state)
+            mask = run.spec.decode_state(run.sm, compiled, state)
             loops = run.split(mask)
             answer = run.answer_loop(loops) if loops is not None and len(loops) == 1 else None
             if answer is not None:
@@ -430,13 +430,13 @@ def _rounds(run, exact, options, cut_options, user_steps):
                 return run.result("no_answer", found_by="presolve")
         else:
             t0 = time.perf_counter()
-            lazy = LazyCuts(run.formulation.separation(run.sm, compiled), cuts=cuts, **cut_options)
+            lazy = LazyCuts(run.spec.separation(run.sm, compiled), cuts=cuts, **cut_options)
             seed = (run.seed + rounds) % (1 << 63)
             budget = dict(max_steps=int(steps) if exact is not None else user_steps)
-            sol = qlib.solve(compiled, backend="cpu", algorithm="focused", seed=seed,
+            sol = qlib.solve(compiled, backend="gpu" if run.backend == "gpu" else "cpu", algorithm="focused", seed=seed,
                              time_limit=max(run.remaining(), 1e-3), target_energy=0, lazy_cuts=lazy,
                              **budget, **options)
-            mask = run.formulation.decode_state(run.sm, compiled, sol.state)
+            mask = run.spec.decode_state(run.sm, compiled, sol.state)
             loops = run.split(mask)
             rec = run.record(sol, mask, loops, t0)
             new_cuts = sol.info["cuts"][len(cuts):]      # the winner's pool starts with the cuts kept
@@ -467,32 +467,38 @@ METHODS: dict[str, Callable[[_Run], SlitherlinkResult]] = {"lazy": _lazy, "outer
 _WARM = {}
 
 
-def warmup(form: str = "cells", method: str = "lazy") -> float:
-    """Compile or load the kernels a solve with ``form`` and ``method`` uses; seconds (0 once warm)."""
-    key = (form, method)
+def _warm_run(result) -> None:
+    """A warm-up run stopped by a Ctrl-C (held back during a compile) raises it: the caller reports it."""
+    if result.stop_reason == "interrupted":
+        raise KeyboardInterrupt
+
+
+def warmup(formulation: str = "cells", method: str = "lazy") -> float:
+    """Compile or load the kernels a solve with ``formulation`` and ``method`` uses; seconds (0 once warm)."""
+    key = (formulation, method)
     if key in _WARM:
         return 0.0
     start = time.perf_counter()
     qlib.warmup()
     tiny = Board(((3, None), (None, None)))   # builds a model, runs the presolve and one search
-    METHODS[method](_Run(tiny, form, "cpu", 0, 1.0, None, {}, method, None))
-    if method == "lazy" and FORMULATIONS[form].lazy:
+    _warm_run(METHODS[method](_Run(tiny, formulation, "cpu", 0, 1.0, None, {}, method, None)))
+    if method == "lazy" and FORMULATIONS[formulation].lazy:
         open_board = Board(((None, None), (None, None)))   # one the presolve leaves open
-        METHODS[method](_Run(open_board, form, "cpu", 0, 1.0, None, {}, method, None))   # the focused search
+        _warm_run(METHODS[method](_Run(open_board, formulation, "cpu", 0, 1.0, None, {}, method, None)))
         for kind in COMPLETE:   # a turn of each complete search
-            exact = _Complete(kind, _Run(open_board, form, "cpu", 0, 1.0, None, {}, method, kind))
+            exact = _Complete(kind, _Run(open_board, formulation, "cpu", 0, 1.0, None, {}, method, kind))
             exact.advance(0, time.perf_counter() + 1.0)
             exact.close()
     _WARM[key] = time.perf_counter() - start
     return _WARM[key]
 
 
-def solve(board, *, form: str = "cells", method: str | None = None, backend: str = "cpu", seed: int | None = None,
+def solve(board, *, formulation: str = "cells", method: str | None = None, backend: str = "cpu", seed: int | None = None,
           time_limit: float = 60.0, max_iterations: int | None = None, check_unique: bool = False,
           complete: str | bool | None = None, **solver_options) -> SlitherlinkResult:
     """Solve ``board`` by eliminating multi-loop states.
 
-    ``form`` chooses the formulation (:data:`~.formulation.FORMULATIONS`):
+    ``formulation`` chooses the formulation (:data:`~.formulation.FORMULATIONS`):
     ``"cells"`` (the default: one variable per parity class of cells left open
     by the presolve, loops forbidden by their regions; the fastest measured at
     every size), or the source's edge variables with loops forbidden as
@@ -503,7 +509,7 @@ def solve(board, *, form: str = "cells", method: str | None = None, backend: str
     ``method="lazy"`` (the default; ``"outer"`` for the qubo form): one focused
     search in which every closed loop met in a low-energy state is accepted if
     it alone satisfies every clue, else forbidden at once by a cut
-    (:func:`loop_cuts`; ``hook_energy``, ``hook_interval`` and ``cut_weight``
+    (:func:`loop_cuts`; ``cut_energy``, ``cut_interval`` and ``cut_weight``
     tune it).  ``method="outer"``: the source's iteration: solve, split the
     state into loops, return a loop that satisfies every clue on its own,
     otherwise forbid every loop found and solve again, warm-started.
@@ -515,7 +521,7 @@ def solve(board, *, form: str = "cells", method: str | None = None, backend: str
     ``max_iterations`` (outer method) stops earlier only when set.
     ``complete`` (lazy method): a complete search run beside the focused
     search, "sat" (CaDiCaL with lazy loop clauses, :mod:`.exact`, on the
-    board; the default for ``form="cells"``) or "backtrack"
+    board; the default for ``formulation="cells"``) or "backtrack"
     (:class:`qlib.puzzles.slitherlink.counter.BacktrackSearch`); False (the default
     for the source's edge forms) for none.  The search then runs in rounds:
     the complete search's turn with twice its last budget, then a restart of
@@ -533,18 +539,20 @@ def solve(board, *, form: str = "cells", method: str | None = None, backend: str
     within the time left, at least 1 s): ``result.unique`` and
     ``result.second_answer``.  Other keyword arguments go to the backend (e.g.
     ``num_replicas``, ``num_threads``, ``noise`` for ``backend="cpu"``).
+    ``backend="gpu"`` runs the focused search on the GPU, one replica per CUDA
+    thread; the presolve, the separation and the complete search stay on the CPU.
     """
     board = parse(board)
-    if form not in SOLVE_FORMS:
-        raise ValueError(f"unknown form {form!r}; choose one of {', '.join(map(repr, SOLVE_FORMS))}")
+    if formulation not in FORMULATIONS:
+        raise ValueError(f"unknown formulation {formulation!r}; choose one of {', '.join(map(repr, FORMULATIONS))}")
     if method is None:
-        method = "lazy" if FORMULATIONS[form].lazy else "outer"
+        method = "lazy" if FORMULATIONS[formulation].lazy else "outer"
     if method not in METHODS:
         raise ValueError(f"unknown method {method!r}; choose one of {', '.join(map(repr, METHODS))}")
     time_limit = validate.time_limit(time_limit)
     max_iterations = validate.integer("max_iterations", max_iterations, minimum=1, none=True)
     if complete is None:
-        complete = "sat" if form == "cells" and method == "lazy" else False
+        complete = "sat" if formulation == "cells" and method == "lazy" else False
     if complete is False:
         complete = None
     elif not isinstance(complete, str):
@@ -556,8 +564,13 @@ def solve(board, *, form: str = "cells", method: str | None = None, backend: str
     seed = validate.seed(seed)
     if seed is None:
         seed = int(np.random.SeedSequence().entropy % (1 << 62))
-    jit = warmup(form, method) if backend in ("cpu", "auto") else 0.0
-    args = (board, form, backend, int(seed), float(time_limit), max_iterations, solver_options, method, complete)
+    jit = warmup(formulation, method) if backend in ("cpu", "gpu", "auto") else 0.0
+    if backend == "gpu":   # raise now, even if the presolve or the complete search would answer first
+        from qlib.solvers import gpu
+
+        gpu.require_device()
+        jit += gpu.warmup()
+    args = (board, formulation, backend, int(seed), float(time_limit), max_iterations, solver_options, method, complete)
     try:
         run = _Run(*args)
         result = METHODS[method](run)

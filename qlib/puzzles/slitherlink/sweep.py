@@ -10,11 +10,11 @@ from .board import parse
 from .solve import is_solution, solve
 
 
-def sweep_task(file: str, method: str | None = None, form: str = "cells", *, seed: int, time_limit: float = 60.0,
+def sweep_task(file: str, method: str | None = None, formulation: str = "cells", *, seed: int, time_limit: float = 60.0,
                max_iterations: int | None = None, backend: str = "cpu", options: dict | None = None) -> dict:
     """Solve the board ``file`` (a file shipped in ``qlib/data`` or a path) once with ``seed``.
 
-    ``method``, ``form``, ``time_limit``, ``max_iterations`` and ``backend`` go to
+    ``method``, ``formulation``, ``time_limit``, ``max_iterations`` and ``backend`` go to
     :func:`~.solve.solve`, ``options`` (a dict) to the backend.  Returns the task's
     own arguments and ``solved`` (the answer passed :func:`~.solve.is_solution`),
     ``status``, ``stop_reason``, ``found_by``, ``seconds`` (after JIT loading, which
@@ -25,9 +25,9 @@ def sweep_task(file: str, method: str | None = None, form: str = "cells", *, see
     that the answer can be checked again from the stored results.
     """
     board = parse(Path(file) if Path(file).is_file() else qlib.data_path(file))
-    r = solve(board, method=method, form=form, seed=seed, time_limit=time_limit, max_iterations=max_iterations,
+    r = solve(board, method=method, formulation=formulation, seed=seed, time_limit=time_limit, max_iterations=max_iterations,
               backend=backend, **(options or {}))
-    return dict(file=str(file), method=r.method, form=r.form, backend=r.backend, seed=int(seed),
+    return dict(file=str(file), method=r.method, formulation=r.formulation, backend=r.backend, seed=int(seed),
                 solved=bool(r.solved and is_solution(board, r.h, r.v)), status=r.status,
                 stop_reason=r.stop_reason, found_by=r.found_by, seconds=float(r.seconds),
                 iterations=len(r.iterations),

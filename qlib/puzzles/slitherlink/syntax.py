@@ -23,3 +23,14 @@ FOUR = ("a clue 4 is not accepted: it asks for all four sides of the cell, which
 MAX_SIDE = 999
 #: What counts as blank around a line.
 SPACE = " \t"
+
+
+def located(line: str, name: str, lineno: int):
+    """``line`` without its surrounding blanks, and ``fail(position, message)`` for a position in
+    that text: it raises at the column the position has in ``line``."""
+    lead = len(line) - len(line.lstrip(SPACE))
+
+    def fail_at(position: int, message: str):
+        fail(name, lineno, lead + position + 1, message)
+
+    return line.strip(SPACE), fail_at

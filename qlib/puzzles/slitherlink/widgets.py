@@ -21,8 +21,10 @@ import io
 
 import numpy as np
 
-from .puzzles import slitherlink
-from .puzzles.loops import DegreeError, split_loops
+from ..loops import DegreeError, split_loops
+from .board import SlitherlinkError, parse_text
+from .display import draw
+from .solve import solve as solve_board
 
 __all__ = ["Table", "iteration_title", "draw_iteration", "iteration_figure", "iteration_table", "iteration_seconds",
            "iteration_explorer", "board_editor", "figure_png"]
@@ -71,7 +73,7 @@ def draw_iteration(result, k: int, ax=None, *, linewidth: float = 2.5):
     except DegreeError:
         loops = None
     h, v = g.to_hv(mask)
-    ax = slitherlink.draw(board, h, v, ax=ax, loops=loops, linewidth=linewidth)
+    ax = draw(board, h, v, ax=ax, loops=loops, linewidth=linewidth)
     ax.set_title(iteration_title(result, k), fontsize=9)
     return ax
 
@@ -241,7 +243,7 @@ def board_editor(text: str | None = None, *, seed: int = 1, time_limit: float = 
     """
     import ipywidgets as widgets
 
-    from . import data_path
+    from ... import data_path
 
     if text is None:
         text = data_path("slitherlink-10x10-qbpp.txt").read_text()
@@ -259,14 +261,14 @@ def board_editor(text: str | None = None, *, seed: int = 1, time_limit: float = 
     def solve(_=None) -> None:
         image.value = b""
         try:
-            board = slitherlink.parse_text(area.value)
-        except (slitherlink.SlitherlinkError, ValueError) as err:
+            board = parse_text(area.value)
+        except (SlitherlinkError, ValueError) as err:
             message.value = f"<b>Cannot read the board.</b> {html.escape(str(err))}"
             return
         button.disabled = True
         message.value = f"Solving the {board.rows} x {board.cols} board ..."
         try:
-            result = slitherlink.solve(board, seed=int(seed_box.value), time_limit=float(limit_box.value))
+            result = solve_board(board, seed=int(seed_box.value), time_limit=float(limit_box.value))
         except Exception as err:  # a widget callback must report, not raise into the void
             message.value = f"<b>The solver failed.</b> {html.escape(f'{type(err).__name__}: {err}')}"
             return
@@ -276,12 +278,12 @@ def board_editor(text: str | None = None, *, seed: int = 1, time_limit: float = 
         if result.solved:
             message.value = (f"<b>Solved</b>: one loop of {len(result.loop)} edges "
                              f"({result.seconds:.2f} s, seed {result.seed}).")
-            image.value = figure_png(lambda ax: slitherlink.draw(board, result.h, result.v, ax=ax), figsize=figsize)
+            image.value = figure_png(lambda ax: draw(board, result.h, result.v, ax=ax), figsize=figsize)
         else:
             reason = {"time_limit": f"within the time limit of {float(limit_box.value):g} s",
                       "max_iterations": "within the iteration limit"}.get(result.stop_reason, "")
             message.value = f"<b>No solution found</b> {reason} ({html.escape(result.stop_reason)})."
-            image.value = figure_png(lambda ax: slitherlink.draw(board, ax=ax), figsize=figsize)
+            image.value = figure_png(lambda ax: draw(board, ax=ax), figsize=figsize)
 
     button.on_click(solve)
     box = widgets.VBox([widgets.HBox([area, widgets.VBox([seed_box, limit_box, button])]), message, image])
