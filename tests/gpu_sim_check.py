@@ -24,7 +24,15 @@ numpy_replicas = qlib.solve(model, backend="gpu", seed=5, num_replicas=np.int64(
                             target_energy=exact.energy)
 warm = qlib.solve(model, backend="gpu", seed=1, num_replicas=2, num_sweeps=5, initial_state=exact.state,
                   target_energy=exact.energy)
+qubo = (qlib.sum(x) - 3) ** 2 + x[0] * ~x[2] - 2 * x[3] * x[4] + x[5] * ~x[6] - x[1]   # no rows: local fields
+qubo_exact = qlib.solve(qubo, backend="exhaustive")
+qubo_gpu = qlib.solve(qubo, backend="gpu", seed=3, num_replicas=4, num_sweeps=30, target_energy=qubo_exact.energy)
+qubo_cpu = qlib.solve(qubo, backend="cpu", algorithm="sa", seed=3, num_replicas=4, num_sweeps=30,
+                      target_energy=qubo_exact.energy)
 print(json.dumps(dict(
+    qubo_kernel=qubo_gpu.info["kernel"], qubo_exact=qubo_exact.energy, qubo_gpu=qubo_gpu.energy,
+    qubo_gpu_equals_cpu=bool((qubo_gpu.state == qubo_cpu.state).all()) and qubo_gpu.info["flips"] == qubo_cpu.info["flips"]
+    and qubo_cpu.info["kernel"] == "local_field",
     exact=exact.energy, gpu=gpu.energy, device=gpu.info["device"], backend=gpu.info["backend"],
     same_seed_same_state=bool((gpu.state == gpu_again.state).all()),
     gpu_equals_cpu=bool((gpu.state == cpu.state).all()) and gpu.info["flips"] == cpu.info["flips"],

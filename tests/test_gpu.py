@@ -35,6 +35,11 @@ def test_simulated_gpu_is_seed_reproducible_and_matches_the_cpu(simulated):
     assert simulated["gpu_equals_cpu"]  # one replica per thread runs the CPU's code
 
 
+def test_simulated_gpu_anneals_a_qubo_on_local_fields_as_the_cpu_does(simulated):
+    assert simulated["qubo_kernel"] == "local_field" and simulated["qubo_gpu"] == simulated["qubo_exact"]
+    assert simulated["qubo_gpu_equals_cpu"]
+
+
 def test_simulated_gpu_warm_start(simulated):
     assert simulated["warm_flips"] == 0 and simulated["warm_energy"] == simulated["exact"]
 

@@ -33,6 +33,7 @@ import numpy as np
 
 from . import focused
 from .cpu import check_replica_memory
+from .local_field import QuadArrays, quadratic_arrays
 from .sa import run_sa
 from .seeding import initial_states, seed_sequence
 
@@ -70,10 +71,11 @@ def device_name() -> str:
     return "numba CUDA simulator" if kind == "simulator" else "none"
 
 
-def _kernel():
-    from .gpu_kernel import anneal_kernel
+def _kernel(m):
+    """The annealing kernel for ``m``: local fields for :class:`~qlib.solvers.local_field.QuadArrays`."""
+    from .gpu_kernel import anneal_kernel, anneal_kernel_quadratic
 
-    return anneal_kernel
+    return anneal_kernel_quadratic if isinstance(m, QuadArrays) else anneal_kernel
 
 
 def require_device() -> str:
@@ -116,13 +118,13 @@ def gpu_round(m, a, betas, lo, hi, target, threads_per_block=128):
     kernel writes, are copied back, so the host keeps the run's state between
     chunks of sweeps.  Under the simulator the kernel works on the host arrays.
     """
-    kernel = _kernel()
+    kernel = _kernel(m)
     blocks = (a.states.shape[0] + threads_per_block - 1) // threads_per_block
     if device_kind() == "simulator":
         with _wrapping():
             kernel[blocks, threads_per_block](m, a, betas, lo, hi, target)
         return
-    dev_m = type(m)(*(_to_device(x) for x in m))
+    dev_m = type(m)(*(_to_device(x) if isinstance(x, np.ndarray) else x for x in m))   # scalars stay
     dev_a = type(a)(*(_to_device(x) for x in a))
     kernel[blocks, threads_per_block](dev_m, dev_a, _to_device(betas), lo, hi, target)
     for host, dev in zip(a, dev_a):
@@ -136,8 +138,10 @@ def run_sa_gpu(compiled, options, common):
     rng = seed_sequence(common.seed, options.num_replicas + 1)
     states = initial_states(compiled, common.initial_state, options.num_replicas, rng[-1])
     target = -np.inf if common.target_energy is None else common.target_energy - compiled.offset
+    quadratic = quadratic_arrays(compiled)   # a QUBO anneals on local fields, as on the CPU
     state, info = run_sa(compiled, rng, states, target, common.time_limit, num_sweeps=options.num_sweeps,
-                         beta_range=options.beta_range, max_rounds=options.max_rounds, round_function=gpu_round)
+                         beta_range=options.beta_range, max_rounds=options.max_rounds, round_function=gpu_round,
+                         quadratic=quadratic, kernel="terms" if quadratic is None else "local_field")
     info.update(backend="gpu", device=device_name())
     return state, info
 
@@ -208,23 +212,25 @@ class FocusedChunkGPU:
         blocks, threads = (1, 8) if self.simulated else (min(-(-total // 256), 4096), 256)
         copy_columns[blocks, threads](src, dst)
 
-    def _send(self, host, dev, width):
+    def _transfer(self, host, dev, width, up: bool):
+        """Copy ``host`` to ``dev`` (``up``) or back; only the first ``width`` columns when that is fewer."""
         if host.size == 0 or width == 0:
             return
-        if width is None or host.ndim == 1 or width >= host.shape[1]:
-            dev.copy_to_device(host)
-        else:
+        whole = width is None or host.ndim == 1 or width >= host.shape[1]
+        if whole:
+            dev.copy_to_device(host) if up else dev.copy_to_host(host)
+        elif up:
             self._copy(_to_device(np.ascontiguousarray(host[:, :width])), dev)
-
-    def _fetch(self, host, dev, width):
-        if host.size == 0 or width == 0:
-            return
-        if width is None or host.ndim == 1 or width >= host.shape[1]:
-            dev.copy_to_host(host)
         else:
             stage = _empty((host.shape[0], width), host.dtype)
             self._copy(dev, stage)
             host[:, :width] = stage.copy_to_host()
+
+    def _send(self, host, dev, width):
+        self._transfer(host, dev, width, True)
+
+    def _fetch(self, host, dev, width):
+        self._transfer(host, dev, width, False)
 
     def _device(self, group, name, host, width, refresh):
         """The device copy of ``host``: new (and sent) when ``host`` is a new array, else sent if ``refresh``."""

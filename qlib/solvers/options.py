@@ -98,7 +98,18 @@ class SAOptions:
 
 
 @dataclass(frozen=True)
-class FocusedOptions:
+class _FocusedShared:
+    """The focused search's options on every backend (checked by :func:`_check_focused`)."""
+
+    noise: float = 0.2
+    tabu_tenure: tuple = (0, 2)
+    lazy_cuts: LazyCuts | None = None
+    max_steps: int | None = None
+    share_cuts: bool = True
+
+
+@dataclass(frozen=True)
+class FocusedOptions(_FocusedShared):
     """``algorithm="focused"`` on the CPU: the tabu-guided focused search (:mod:`qlib.solvers.focused`).
 
     ``noise`` (in [0, 1]): the share of random flips; ``tabu_tenure`` (min,
@@ -110,11 +121,6 @@ class FocusedOptions:
 
     num_replicas: int = 2
     num_threads: int | None = None
-    noise: float = 0.2
-    tabu_tenure: tuple = (0, 2)
-    lazy_cuts: LazyCuts | None = None
-    max_steps: int | None = None
-    share_cuts: bool = True
 
     def __post_init__(self):
         _set(self, "num_threads", _num_threads(self.num_threads))
@@ -157,7 +163,7 @@ class GPUSAOptions:
 
 
 @dataclass(frozen=True)
-class GPUFocusedOptions:
+class GPUFocusedOptions(_FocusedShared):
     """``backend="gpu"``, ``algorithm="focused"``: the focused search with ``num_replicas``
     replicas, one per CUDA thread (the other options as in :class:`FocusedOptions`).
 
@@ -166,11 +172,6 @@ class GPUFocusedOptions:
     """
 
     num_replicas: int = 256
-    noise: float = 0.2
-    tabu_tenure: tuple = (0, 2)
-    lazy_cuts: LazyCuts | None = None
-    max_steps: int | None = None
-    share_cuts: bool = True
 
     def __post_init__(self):
         _check_focused(self)
