@@ -19,7 +19,7 @@ MPL_KERNEL = module://matplotlib_inline.backend_inline
 NUMBA_CACHE_DIR ?= $(CURDIR)/.numba_cache
 export NUMBA_CACHE_DIR
 
-.PHONY: venv test book lab check-html bench bench-deps bench-boards sgt-deps experiments browser-deps clean distclean
+.PHONY: venv test book lab check-html bench bench-qubo bench-deps bench-boards sgt-deps experiments browser-deps clean distclean
 
 venv: $(STAMP)
 
@@ -78,6 +78,16 @@ BENCH_ARGS ?= --set user --seeds 5 --cap 60
 bench: export MPLBACKEND = $(MPL_SCRIPT)
 bench: $(BENCH_STAMP)
 	$(VPY) benchmarks/run.py $(BENCH_ARGS)
+
+# qlib's annealing against dwave-samplers and OpenJij on plain QUBO / HUBO models (spin glasses, max-cut,
+# NAE-3SAT, frustrated loops, random cubic / quartic HUBOs): updates/s at equal sweeps, time to target,
+# 1 vs 2 threads (results/qubo.json and .md; targets cached in results/qubo_reference.json).
+# About 7 min on 2 cores (plus about 7 min once when results/qubo_reference.json is missing);
+# QUBO_ARGS="--quick" (about 20 s), "--only 'sg2d-*'", "--reference".
+QUBO_ARGS ?=
+bench-qubo: export MPLBACKEND = $(MPL_SCRIPT)
+bench-qubo: $(BENCH_STAMP)
+	$(VPY) benchmarks/qubo.py $(QUBO_ARGS)
 
 # Remake benchmarks/boards/ and its manifest (about 20 min on 2 cores; BOARDS_ARGS="--only loopy").
 bench-boards: export MPLBACKEND = $(MPL_SCRIPT)

@@ -70,6 +70,7 @@ class CompiledModel:
     row_var_ptr: np.ndarray
     row_vars: np.ndarray
     _columns: dict | None = field(default=None, repr=False)
+    _derived: dict = field(default_factory=dict, repr=False, compare=False)
 
     # -- pickling: by label -----------------------------------------------------
     # ``var_ids`` are this process's interned numbers; another process (a pool
@@ -80,6 +81,7 @@ class CompiledModel:
         state = dict(self.__dict__)
         state["var_ids"] = [label_of(int(v)) for v in self.var_ids]
         state["_columns"] = None
+        state["_derived"] = {}
         state["_var_ids_are_labels"] = True
         return state
 
@@ -88,7 +90,15 @@ class CompiledModel:
         if state.pop("_var_ids_are_labels", False):
             state["var_ids"] = np.array([intern(label) for label in state["var_ids"]], dtype=np.int64)
         state["_columns"] = None
+        state["_derived"] = {}
         self.__dict__.update(state)
+
+    def derived(self, key: str, make):
+        """``make(self)``, computed once per model: a solver's own flat form of these arrays
+        (e.g. the local fields' CSR), so repeated solves of one model do not rebuild it."""
+        if key not in self._derived:
+            self._derived[key] = make(self)
+        return self._derived[key]
 
     @property
     def num_vars(self) -> int:

@@ -107,6 +107,13 @@ def anneal_round(m, a, betas, lo, hi, target):
 
 
 @njit(cache=True)
+def anneal_serial(m, a, betas, lo, hi, target):
+    """:func:`anneal_round` on one thread: no parallel launch, for one replica or one thread."""
+    for rep in range(a.states.shape[0]):
+        anneal_replica(rep, m, a, betas, lo, hi, target)
+
+
+@njit(cache=True)
 def sample_deltas(m, states, num_terms, num_rows):
     """|delta| of every single flip from each of ``states``: the model's energy scale."""
     num_states, n = states.shape

@@ -69,13 +69,17 @@ def run_sa(compiled, options, common):
     entry = time.perf_counter()
     rng, states, target = _start(compiled, options, common)
     time_limit = max(common.time_limit - (time.perf_counter() - entry), 1e-3)   # setup counts too
-    quadratic = local_field.quadratic_arrays(compiled)   # None: rows or a higher degree
+    quadratic = compiled.derived("quadratic", local_field.quadratic_arrays)   # None: rows or a higher degree
+    serial = options.num_threads == 1 or options.num_replicas == 1   # no parallel launch per chunk
     if quadratic is not None:
-        round_function, kernel = local_field.anneal_round_quadratic, "local_field"
+        kernel = "local_field"
+        round_function = local_field.anneal_serial_quadratic if serial else local_field.anneal_round_quadratic
     elif not local_field.has_rows(compiled):
-        round_function, kernel = local_field.anneal_round_cached, "cached_delta"
+        kernel = "cached_delta"
+        round_function = local_field.anneal_serial_cached if serial else local_field.anneal_round_cached
     else:
-        round_function, kernel = anneal.anneal_round, "terms"
+        kernel = "terms"
+        round_function = anneal.anneal_serial if serial else anneal.anneal_round
     with _parallel(options.num_threads):
         state, info = sa.run_sa(compiled, rng, states, target, time_limit, num_sweeps=options.num_sweeps,
                                 beta_range=options.beta_range, max_rounds=options.max_rounds,

@@ -138,7 +138,7 @@ def run_sa_gpu(compiled, options, common):
     rng = seed_sequence(common.seed, options.num_replicas + 1)
     states = initial_states(compiled, common.initial_state, options.num_replicas, rng[-1])
     target = -np.inf if common.target_energy is None else common.target_energy - compiled.offset
-    quadratic = quadratic_arrays(compiled)   # a QUBO anneals on local fields, as on the CPU
+    quadratic = compiled.derived("quadratic", quadratic_arrays)   # a QUBO anneals on local fields, as on the CPU
     state, info = run_sa(compiled, rng, states, target, common.time_limit, num_sweeps=options.num_sweeps,
                          beta_range=options.beta_range, max_rounds=options.max_rounds, round_function=gpu_round,
                          quadratic=quadratic, kernel="terms" if quadratic is None else "local_field")

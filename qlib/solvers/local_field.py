@@ -38,7 +38,8 @@ from numba import njit, prange
 from .kernel import flip_delta, init_state, metropolis
 
 __all__ = ["QuadArrays", "quadratic_arrays", "ising_beta_range", "anneal_replica_quadratic", "anneal_round_quadratic",
-           "has_rows", "anneal_replica_cached", "anneal_round_cached"]
+           "has_rows", "anneal_replica_cached", "anneal_round_cached", "anneal_serial_quadratic",
+           "anneal_serial_cached"]
 
 #: The most variables, and the least share of coupled pairs, for the matrix layout.
 DENSE_MAX_VARS, DENSE_MIN_SHARE = 2048, 0.25
@@ -210,6 +211,13 @@ def anneal_round_quadratic(q, a, betas, lo, hi, target):
         anneal_replica_quadratic(rep, q, a, betas, lo, hi, target)
 
 
+@njit(cache=True)
+def anneal_serial_quadratic(q, a, betas, lo, hi, target):
+    """:func:`anneal_round_quadratic` on one thread: no parallel launch, for one replica or one thread."""
+    for rep in range(a.states.shape[0]):
+        anneal_replica_quadratic(rep, q, a, betas, lo, hi, target)
+
+
 def has_rows(compiled) -> bool:
     """Whether ``compiled`` has constraint rows (then only the general kernel anneals it)."""
     return compiled.num_rows > 0
@@ -294,4 +302,11 @@ def anneal_replica_cached(rep, m, a, betas, lo, hi, target):
 def anneal_round_cached(m, a, betas, lo, hi, target):
     """Sweeps ``lo`` to ``hi`` of every replica with cached deltas, in parallel on the CPU cores."""
     for rep in prange(a.states.shape[0]):
+        anneal_replica_cached(rep, m, a, betas, lo, hi, target)
+
+
+@njit(cache=True)
+def anneal_serial_cached(m, a, betas, lo, hi, target):
+    """:func:`anneal_round_cached` on one thread."""
+    for rep in range(a.states.shape[0]):
         anneal_replica_cached(rep, m, a, betas, lo, hi, target)

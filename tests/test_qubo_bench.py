@@ -1,0 +1,90 @@
+"""benchmarks/qubo.py and its workload library: the builders are deterministic, the statistics
+are right on known numbers, and a one-workload quick run goes end to end (no timing assertions)."""
+
+import importlib.util
+import json
+import math
+import sys
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+BENCH = Path(__file__).resolve().parents[1] / "benchmarks"
+sys.path.insert(0, str(BENCH))
+
+pytest.importorskip("dimod")
+import qubo  # noqa: E402
+import qubo_workloads as W  # noqa: E402
+
+needs_peers = pytest.mark.skipif(
+    importlib.util.find_spec("dwave") is None or importlib.util.find_spec("openjij") is None,
+    reason="peer samplers not installed (make bench-deps)")
+
+
+@pytest.mark.parametrize("name", ["sg2d-10x10", "sg3d-5x5x5", "ran3-100", "maxcut3r-100", "nae3sat-100",
+                                  "floop-10x10", "hubo3-100", "hubo4-100", "sat3-100"])
+def test_builders_are_deterministic(name):
+    a, b = W.build(name), W.build(name)
+    assert a.fingerprint() == b.fingerprint() and a.poly == b.poly and a.n == b.n
+    assert {v for t in a.poly for v in t} == set(range(a.n))   # compact: every variable in a term
+    states = np.random.default_rng(0).integers(0, 2, size=(4, a.n))
+    if a.bqm is not None:   # the BQM every solver gets has the same energies
+        assert np.allclose(a.energies(states), a.bqm.energies((states, list(range(a.n)))))
+    if a.known_ground is not None:   # planted: no random state is below the ground energy
+        assert (a.energies(states) >= a.known_ground - 1e-9).all()
+
+
+def test_planted_states_reach_the_ground_energy():
+    sat = W.build("sat3-100")
+    assert sat.known_ground == 0.0 and sat.clauses
+    # the polynomial the peers get equals the literal products qlib gets
+    import qlib
+
+    compiled = qlib.compile(sat.qlib_model())
+    cols = np.array([int(label) for label in compiled.labels])
+    states = np.random.default_rng(1).integers(0, 2, size=(5, sat.n)).astype(np.uint8)
+    assert np.allclose(compiled.energy(states[:, cols]), sat.energies(states))
+    # the generated graphs are what they say
+    edges = W.random_regular_edges(20, 3, seed=5)
+    assert len(edges) == 30 and len(set(edges)) == 30
+    assert np.bincount(np.array(edges).ravel(), minlength=20).tolist() == [3] * 20
+    assert len(W.torus_edges((4, 4))) == 32 and len(W.torus_edges((3, 3, 3))) == 81
+
+
+def test_tts99_and_tail_statistics():
+    assert qubo.tts99(2.0, 1.0) == 2.0
+    assert qubo.tts99(2.0, 0.0) == math.inf
+    assert qubo.tts99(1.0, 0.5) == pytest.approx(math.log(0.01) / math.log(0.5))   # 6.64 runs
+    assert qubo.tts99(1.0, 0.995) == 1.0   # at least one run
+    with pytest.raises(ValueError):
+        qubo.tts99(1.0, 1.5)
+    # 4 runs, 3 hits (1, 2, 3 s), one failure at the 10 s cap
+    st = qubo.ttt_stats([1.0, 2.0, 3.0, 9.0], [True, True, True, False], cap=10.0)
+    assert st["successes"] == 3 and st["success_rate"] == 0.75
+    assert st["median"] == 2.0 and st["p90"] == pytest.approx(2.8)
+    assert st["t_run"] == 2.5   # median of 1, 2, 3, 10 (the failure at the cap)
+    assert st["tts99"] == pytest.approx(2.5 * math.log(0.01) / math.log(0.25))
+    none = qubo.ttt_stats([5.0, 5.0], [False, False], cap=5.0)
+    assert none["median"] is None and none["tts99"] == math.inf
+    # reads per call minimise (overhead + r t) / (1 - (1 - p)^r): no overhead -> one read; with p = 1/4,
+    # t = 1 ms and 0.1 s overhead, r = 16 (0.117 s) beats 8 (0.120 s) and 32 (0.132 s)
+    assert qubo.reads_per_call(dict(sampling_read=0.01, overhead=0.0, reads=4, hits=2)) == 1
+    assert qubo.reads_per_call(dict(sampling_read=0.001, overhead=0.1, reads=4, hits=1)) == 16
+
+
+@needs_peers
+def test_quick_run_end_to_end(tmp_path):
+    out, ref = tmp_path / "q.json", tmp_path / "ref.json"
+    lines = []
+    results = qubo.main(["--quick", "--only", "sg2d-10x10", "--runs", "2", "--ref-seconds", "0.2", "--out", str(out),
+                         "--reference-file", str(ref)], log=lambda *a, **k: lines.append(" ".join(map(str, a))))
+    saved = json.loads(out.read_text())
+    assert saved["qlib"]["commit"] is None or len(saved["qlib"]["commit"]) == 40
+    assert set(saved["rates"]["sg2d-10x10"]) == set(qubo.SOLVERS)
+    assert saved["rates"]["sg2d-10x10"]["qlib-focused"]["na"]
+    rows = results["ttt"]["sg2d-10x10"]
+    assert "na" in rows["qlib-focused"] and rows["dwave-sa"]["runs"] >= 1
+    assert json.loads(ref.read_text())["sg2d-10x10"]["fingerprint"] == W.build("sg2d-10x10").fingerprint()
+    md = out.with_suffix(".md").read_text()
+    assert "| sg2d-10x10 |" in md and "TTS99" in md
