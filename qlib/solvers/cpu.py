@@ -19,6 +19,7 @@ import numpy as np
 
 from ..limits import check_allocation
 from . import anneal, focused, local_field, sa
+from .options import default_sweeps
 from .seeding import initial_states, seed_sequence
 
 __all__ = ["run_sa", "run_focused", "choose_algorithm", "check_replica_memory", "PARALLEL_LOCK"]
@@ -81,7 +82,8 @@ def run_sa(compiled, options, common):
         kernel = "terms"
         round_function = anneal.anneal_serial if serial else anneal.anneal_round
     with _parallel(options.num_threads):
-        state, info = sa.run_sa(compiled, rng, states, target, time_limit, num_sweeps=options.num_sweeps,
+        num_sweeps = options.num_sweeps or default_sweeps(compiled.num_vars)
+        state, info = sa.run_sa(compiled, rng, states, target, time_limit, num_sweeps=num_sweeps,
                                 beta_range=options.beta_range, max_rounds=options.max_rounds,
                                 round_function=round_function, quadratic=quadratic, kernel=kernel)
     info.update(backend="cpu", num_threads=options.num_threads)
