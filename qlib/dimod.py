@@ -8,7 +8,10 @@ qlib`` alone never imports it.
   :func:`qlib.to_qubo`) or a ``dimod.BinaryPolynomial`` (the higher-order model);
   variables keep their qlib labels (``'h[0][1]'``) and the constant is kept.
 * :func:`from_bqm` / :func:`from_polynomial`: the way back, an :class:`~qlib.Expr`
-  over ``qlib.var(str(label))`` (SPIN models are converted to BINARY first).
+  (SPIN models are converted to BINARY first).  A string label is the qlib
+  label; any other hashable label ``v`` (``1``, ``(0, 1)``) becomes the qlib
+  label ``"#" + repr(v)`` and comes back from :func:`to_bqm` as ``v`` itself,
+  with its type, so ``1`` and ``'1'`` are two variables.
 * :func:`decode`: the rows of any dimod sampleset as :class:`~qlib.Solution` objects,
   evaluated by qlib (energy with the constraint distances, violations).
 * :class:`QlibSampler`: qlib's CPU solver behind dimod's ``Sampler`` and
@@ -17,6 +20,7 @@ qlib`` alone never imports it.
 
 from __future__ import annotations
 
+import ast
 import copy
 import time
 
@@ -32,8 +36,42 @@ from .result import Solution
 __all__ = ["to_bqm", "to_polynomial", "from_bqm", "from_polynomial", "decode", "QlibSampler"]
 
 
-def _model_labels(model) -> list[str]:
-    return [label_of(v) for v in model.var_ids]
+#: What starts the qlib label of a dimod label that is not a string.
+MARK = "#"
+_OBJECT_LABELS: dict = {}   # qlib label -> a dimod label that repr() cannot rebuild (this process only)
+
+
+def qlib_label(label) -> str:
+    """The qlib label of a dimod label: a string as it is, anything else ``"#" + repr(label)``."""
+    if isinstance(label, str):
+        if label.startswith(MARK):
+            raise ValueError(f"dimod label {label!r} starts with {MARK!r}, which marks the labels of qlib "
+                             "variables that are not strings; rename it")
+        return label
+    text = MARK + repr(label)
+    try:
+        rebuilt = ast.literal_eval(text[1:])
+    except (ValueError, SyntaxError, TypeError, MemoryError, RecursionError):
+        rebuilt = None
+    if type(rebuilt) is not type(label) or rebuilt != label:
+        _OBJECT_LABELS[text] = label
+    return text
+
+
+def dimod_label(text: str):
+    """The dimod label a qlib label stands for (the inverse of :func:`qlib_label`)."""
+    if not text.startswith(MARK):
+        return text
+    if text in _OBJECT_LABELS:
+        return _OBJECT_LABELS[text]
+    try:
+        return ast.literal_eval(text[1:])
+    except (ValueError, SyntaxError, TypeError, MemoryError, RecursionError):
+        return text
+
+
+def _model_labels(model) -> list:
+    return [dimod_label(label_of(v)) for v in model.var_ids]
 
 
 def to_bqm(model, **to_qubo_options) -> dimod.BinaryQuadraticModel:
@@ -50,7 +88,7 @@ def to_bqm(model, **to_qubo_options) -> dimod.BinaryQuadraticModel:
     bqm = dimod.BinaryQuadraticModel(dimod.BINARY)
     bqm.add_variables_from((label, 0.0) for label in _model_labels(model))
     for term, coef in qubo.terms.items():
-        labels = [label_of(lit >> 1) for lit in term]
+        labels = [dimod_label(label_of(lit >> 1)) for lit in term]
         if len(labels) == 0:
             bqm.offset += float(coef)
         elif len(labels) == 1:
@@ -71,24 +109,17 @@ def to_polynomial(model) -> dimod.BinaryPolynomial:
     expr = expand_cons(as_model(model)).objective.expand_negations()
     poly = {}
     for term, coef in expr.terms.items():
-        poly[tuple(label_of(lit >> 1) for lit in term)] = float(coef)
+        poly[tuple(dimod_label(label_of(lit >> 1)) for lit in term)] = float(coef)
     return dimod.BinaryPolynomial(poly, dimod.BINARY)
 
 
 def _labels_to_literals(labels) -> dict:
-    """``{dimod label: qlib literal}`` over ``str(label)``; two labels with one text raise."""
-    lits, seen = {}, {}
-    for v in labels:
-        text = str(v)
-        if text in seen and seen[text] != v:
-            raise ValueError(f"dimod labels {seen[text]!r} and {v!r} both read {text!r}: qlib labels are strings")
-        seen[text] = v
-        lits[v] = 2 * Var(text).id
-    return lits
+    """``{dimod label: qlib literal}`` over :func:`qlib_label`."""
+    return {v: 2 * Var(qlib_label(v)).id for v in labels}
 
 
 def from_bqm(bqm) -> Expr:
-    """A ``dimod.BinaryQuadraticModel`` as a qlib expression over ``qlib.var(str(label))``."""
+    """A ``dimod.BinaryQuadraticModel`` as a qlib expression over ``qlib.var(qlib_label(label))``."""
     if bqm.vartype is dimod.SPIN:
         bqm = bqm.change_vartype(dimod.BINARY, inplace=False)
     lit = _labels_to_literals(bqm.variables)
@@ -107,7 +138,7 @@ def from_bqm(bqm) -> Expr:
 
 
 def from_polynomial(poly) -> Expr:
-    """A ``dimod.BinaryPolynomial`` as a qlib expression over ``qlib.var(str(label))``."""
+    """A ``dimod.BinaryPolynomial`` as a qlib expression over ``qlib.var(qlib_label(label))``."""
     if poly.vartype is dimod.SPIN:
         poly = poly.to_binary(copy=True)
     lit = _labels_to_literals(poly.variables)
@@ -140,7 +171,7 @@ def decode(model, sampleset) -> list[Solution]:
     compiled = model if isinstance(model, CompiledModel) else compile(model)
     columns = {}
     for k, v in enumerate(sampleset.variables):
-        columns.setdefault(str(v), k)
+        columns.setdefault(qlib_label(v), k)
     labels = compiled.labels
     missing = [label for label in labels if label not in columns]
     if missing:
@@ -173,7 +204,45 @@ def decode(model, sampleset) -> list[Solution]:
 
 # -- the sampler ------------------------------------------------------------------------------
 
-_PARAMETERS = ("seed", "time_limit", "target_energy", "num_replicas", "num_threads", "num_sweeps", "algorithm")
+#: dimod's names that QlibSampler takes, and qlib's own that it passes to :func:`qlib.solve` as they are.
+_DIMOD_PARAMETERS = ("num_reads", "initial_states", "initial_states_generator", "seed")
+_QLIB_PARAMETERS = ("time_limit", "target_energy", "num_replicas", "num_threads", "num_sweeps", "beta_range",
+                    "algorithm")
+_PARAMETERS = _DIMOD_PARAMETERS + _QLIB_PARAMETERS
+_GENERATORS = ("none", "tile", "random")
+
+
+def _start_states(compiled, lit, vartype, initial_states, generator, num_reads, seed):
+    """dimod's ``initial_states`` as qlib start states (one per read, in ``compiled``'s columns), filled
+    as dwave-samplers does: ``"random"`` (the default) draws the missing ones, ``"tile"`` repeats the
+    given ones, ``"none"`` takes exactly ``num_reads`` states."""
+    if generator not in _GENERATORS:
+        raise ValueError(f"initial_states_generator must be one of {', '.join(map(repr, _GENERATORS))}, "
+                         f"got {generator!r}")
+    given, labels = dimod.as_samples(initial_states)
+    given = np.atleast_2d(np.asarray(given))
+    if vartype is dimod.SPIN:
+        if not np.isin(given, (-1, 1)).all():
+            raise ValueError("initial_states of a SPIN model take the values -1 and +1")
+        given = (given + 1) // 2
+    elif not np.isin(given, (0, 1)).all():
+        raise ValueError("initial_states of a BINARY model take the values 0 and 1")
+    where = {lit[v] >> 1: k for k, v in enumerate(labels) if v in lit}
+    columns = [where.get(int(vid)) for vid in compiled.var_ids]
+    if any(c is None for c in columns) and len(given):
+        missing = [label_of(int(vid)) for vid, c in zip(compiled.var_ids, columns) if c is None]
+        raise ValueError(f"initial_states have no value for {len(missing)} variable(s): {missing[:5]}")
+    states = given[:, columns].astype(np.uint8) if len(given) else np.zeros((0, compiled.num_vars), np.uint8)
+    if num_reads is None:
+        num_reads = max(len(states), 1)
+    if len(states) >= num_reads:
+        return states[:num_reads], num_reads
+    if generator == "none":
+        raise ValueError(f"initial_states_generator='none' needs {num_reads} initial states, got {len(states)}")
+    if generator == "tile" and len(states):
+        return np.resize(states, (num_reads, compiled.num_vars)), num_reads
+    fill = np.random.default_rng(seed).integers(0, 2, size=(num_reads - len(states), compiled.num_vars))
+    return np.concatenate([states, fill.astype(np.uint8)]), num_reads
 
 
 class QlibSampler(dimod.Sampler, dimod.PolySampler):
@@ -181,11 +250,21 @@ class QlibSampler(dimod.Sampler, dimod.PolySampler):
 
     ``sample(bqm)``, ``sample_qubo``, ``sample_ising``, ``sample_poly``,
     ``sample_hubo`` and ``sample_hising`` return a ``dimod.SampleSet`` with one
-    row per replica (each replica's best state; the solver's returned state is
-    added when it is none of them, found in an earlier restart), energies from
-    dimod's own ``energies``, and ``info`` with ``timing``, ``stop_reason``,
-    ``seed``, ``algorithm`` and ``flips``.  Keyword arguments: see
-    ``parameters``; any other raises ``TypeError``, as :func:`qlib.solve` does.
+    row per read (each replica's best state; the solver's returned state is
+    added when it is none of them, found in an earlier restart).  Rows are not
+    aggregated, as dwave-samplers returns them (``num_occurrences`` 1 each;
+    ``sampleset.aggregate()`` merges equal rows).  Energies are dimod's own.
+
+    dimod's names: ``num_reads`` (qlib's ``num_replicas``: one replica per
+    read; default 2, or the number of ``initial_states``), ``initial_states``
+    (any dimod samples-like) with ``initial_states_generator`` ("random", the
+    default, "tile" or "none", as in dwave-samplers) and ``seed``.  qlib's own
+    options go to :func:`qlib.solve` as they are: ``time_limit``,
+    ``target_energy``, ``num_threads``, ``num_sweeps``, ``beta_range``,
+    ``algorithm``.  Any other keyword raises ``TypeError``, as
+    :func:`qlib.solve` does.  ``info`` holds ``timing`` (dwave-samplers'
+    ``preprocessing_ns``, ``sampling_ns`` and ``postprocessing_ns``, beside
+    qlib's seconds), ``stop_reason``, ``seed``, ``algorithm`` and ``flips``.
 
     >>> import dimod, qlib.dimod
     >>> ss = qlib.dimod.QlibSampler().sample_qubo({("a", "b"): -1}, seed=1)
@@ -208,15 +287,32 @@ class QlibSampler(dimod.Sampler, dimod.PolySampler):
         if unknown:
             raise TypeError(f"unknown option(s) {', '.join(unknown)} for QlibSampler; it accepts "
                             f"{', '.join(_PARAMETERS)}")
+        if kwargs.get("num_reads") is not None and kwargs.get("num_replicas") is not None:
+            raise TypeError("num_reads and num_replicas name the same thing (one replica per read); pass one")
 
     def _run(self, expr: Expr, variables, vartype, energies, kwargs) -> dimod.SampleSet:
         from .solvers import solve
+        from .solvers.seeding import draw_seed
 
         self._check(kwargs)
         start = time.perf_counter()
+        options = {k: v for k, v in kwargs.items() if k in _QLIB_PARAMETERS and v is not None}
+        seed = draw_seed() if kwargs.get("seed") is None else kwargs["seed"]
+        num_reads = kwargs.get("num_reads")
         variables = list(variables)
         lit = _labels_to_literals(variables)
-        sol = solve(expr, backend="cpu", **kwargs)
+        compiled = compile(expr)
+        if kwargs.get("initial_states") is not None:
+            states, num_reads = _start_states(compiled, lit, vartype, kwargs["initial_states"],
+                                              kwargs.get("initial_states_generator", "random"), num_reads, seed)
+            options["initial_state"] = states
+        elif kwargs.get("initial_states_generator", "random") not in _GENERATORS:
+            _start_states(compiled, lit, vartype, [], kwargs["initial_states_generator"], 1, seed)
+        if num_reads is not None:
+            options["num_replicas"] = num_reads
+        sampling = time.perf_counter()
+        sol = solve(compiled, backend="cpu", seed=seed, **options)
+        post = time.perf_counter()
         found = sol.samples
         rows = np.array([state for state, _, _ in found], dtype=np.int8).reshape(len(found), sol.compiled.num_vars)
         samples = np.zeros((len(rows), len(variables)), dtype=np.int8)
@@ -227,12 +323,16 @@ class QlibSampler(dimod.Sampler, dimod.PolySampler):
                 pass
         if vartype is dimod.SPIN:
             samples = 2 * samples - 1
-        info = dict(timing=dict(seconds=sol.info.get("seconds"), jit_seconds=sol.info.get("jit_seconds"),
-                                total_seconds=time.perf_counter() - start),
-                    stop_reason=sol.info.get("stop_reason"), seed=sol.info.get("seed"),
-                    algorithm=sol.info.get("algorithm"), flips=sol.info.get("flips"))
-        return dimod.SampleSet.from_samples((samples, variables), vartype, energy=energies((samples, variables)),
-                                            info=info)
+        sampleset = dimod.SampleSet.from_samples((samples, variables), vartype,
+                                                 energy=energies((samples, variables)))
+        end = time.perf_counter()
+        sampleset.info.update(
+            timing=dict(preprocessing_ns=int((sampling - start) * 1e9), sampling_ns=int((post - sampling) * 1e9),
+                        postprocessing_ns=int((end - post) * 1e9), seconds=sol.info.get("seconds"),
+                        jit_seconds=sol.info.get("jit_seconds"), total_seconds=end - start),
+            stop_reason=sol.info.get("stop_reason"), seed=sol.info.get("seed"),
+            algorithm=sol.info.get("algorithm"), flips=sol.info.get("flips"))
+        return sampleset
 
     def sample(self, bqm, **kwargs) -> dimod.SampleSet:
         """Minimise a ``dimod.BinaryQuadraticModel`` (BINARY or SPIN) with :func:`qlib.solve`."""
