@@ -88,6 +88,7 @@ if str(HERE) not in sys.path:
 
 import qlib  # noqa: E402
 
+from progress import Progress  # noqa: E402
 from provenance import machine, qlib_commit  # noqa: E402
 
 RESULTS = HERE / "results" / "latest.json"
@@ -337,11 +338,13 @@ class Bench:
         return row.describe + (" (" + " / ".join(seen) + ")" if seen else "")
 
     def run(self, workloads, after_each=None) -> None:
+        bar = Progress(sum(len(w.rows) for w in workloads), "bench")
         for w in workloads:
             self.boards[w.name] = dict(puzzle=w.puzzle, file=w.file, size=w.size, generated=w.generated,
                                        **({} if w.family is None else dict(family=w.family, group=w.group)))
             measured = self.workloads.setdefault(w.name, {})
             for row in w.rows:
+                bar.step(f"{w.name} {row.name}")
                 if self.solvers and row.name not in self.solvers:
                     continue
                 if row.skip:
@@ -363,6 +366,7 @@ class Bench:
                          + (f"  errors: {errors(r)[0]}" if errors(r) else ""))
             if after_each:
                 after_each()
+        bar.close()
 
 
 def errors(r) -> list[str]:

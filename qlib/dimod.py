@@ -1,6 +1,6 @@
 """qlib with dimod: models to BQMs and binary polynomials, samplesets to Solutions, and a dimod sampler.
 
-Needs the optional dependency ``dimod`` (``pip install qlib[dimod]``); ``import
+Needs the optional dependency ``dimod`` (``pip install 'qlib-puzzles[dimod]'``); ``import
 qlib`` alone never imports it.
 
 * :func:`to_bqm` / :func:`to_polynomial`: a qlib model (constraints expanded,

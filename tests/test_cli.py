@@ -95,9 +95,13 @@ def test_ctrl_c_during_a_compile_is_raised_after_it():
             pass
     listener = Interrupt()
     listener.sent = False
-    with event.install_listener("numba:compile", listener):
-        with pytest.raises(KeyboardInterrupt):
-            triple(2)
+    previous = signal.signal(signal.SIGINT, signal.default_int_handler)   # also when the run ignores SIGINT
+    try:
+        with event.install_listener("numba:compile", listener):
+            with pytest.raises(KeyboardInterrupt):
+                triple(2)
+    finally:
+        signal.signal(signal.SIGINT, previous)
     assert listener.sent
     assert len(triple.signatures) == 1   # raised after the compile had finished, not inside it
     assert triple(2) == 6

@@ -138,7 +138,8 @@ INTERRUPT = textwrap.dedent("""
 def test_exhaustive_stops_at_ctrl_c():
     script = INTERRUPT.format(tests=os.path.dirname(__file__))
     proc = subprocess.Popen([sys.executable, "-c", script], stdout=subprocess.PIPE, stderr=subprocess.PIPE,
-                            text=True, start_new_session=True)
+                            text=True, start_new_session=True,   # Python's own Ctrl-C handling, also when
+                            preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_DFL))   # SIGINT is ignored
     try:
         estimate = float(proc.stdout.readline().split()[1])
         assert estimate > 3              # so an uninterruptible enumeration would overrun the bound below

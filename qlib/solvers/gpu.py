@@ -84,7 +84,7 @@ def require_device() -> str:
     if kind is None:
         raise RuntimeError(
             "backend='gpu' needs an NVIDIA GPU with a working CUDA driver and numba's CUDA support "
-            "(pip install 'qlib[gpu]'); none is usable here. Use backend='cpu', or 'auto' to choose."
+            "(pip install 'qlib-puzzles[gpu]'); none is usable here. Use backend='cpu', or 'auto' to choose."
         )
     return kind
 
