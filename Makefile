@@ -19,7 +19,7 @@ MPL_KERNEL = module://matplotlib_inline.backend_inline
 NUMBA_CACHE_DIR ?= $(CURDIR)/.numba_cache
 export NUMBA_CACHE_DIR
 
-.PHONY: venv test book lab check-html bench bench-qubo bench-deps bench-boards sgt-deps experiments browser-deps clean distclean
+.PHONY: results venv test book lab check-html bench bench-qubo bench-deps bench-boards sgt-deps experiments browser-deps clean distclean
 
 venv: $(STAMP)
 
@@ -100,6 +100,17 @@ bench-boards: bench-deps
 experiments: export MPLBACKEND = $(MPL_SCRIPT)
 experiments: venv
 	$(VPY) benchmarks/experiments.py $(EXPERIMENTS_ARGS)
+
+# Every stored result the book and the notes read, remade with this checkout's code (about 35 min on
+# 2 cores): the experiments, the user and book sets of the puzzle bench, and the QUBO bench.  Each file
+# records its commit and a fingerprint of the code it measured; tests/test_stored_results.py fails on a
+# stale one.
+results: export MPLBACKEND = $(MPL_SCRIPT)
+results: $(BENCH_STAMP)
+	$(VPY) benchmarks/experiments.py
+	$(VPY) benchmarks/run.py --set user --seeds 5 --cap 60
+	$(VPY) benchmarks/run.py --set book
+	$(VPY) benchmarks/qubo.py
 
 # Debian's Chromium + ChromeDriver for headless screenshots of the HTML book (needs root).
 browser-deps:

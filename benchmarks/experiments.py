@@ -106,12 +106,12 @@ def main(argv=None):
     command += " --serial" if args.serial else f" --scheduler {scheduler}" if scheduler else ""
     command += f" --workers {args.workers}" if args.workers else ""
     sys.path.insert(0, str(Path(__file__).resolve().parent))
-    from provenance import qlib_commit  # the commit (and a dirty flag) the results were made with
+    from provenance import code_fingerprint, qlib_commit  # the commit (and a dirty flag), the code measured
 
     results = dict(machine=dict(platform=platform.platform(), cpus=os.cpu_count(),
                                 python=platform.python_version(),
                                 gpu=gpu.device_name() if gpu.is_available() else None),
-                   command=command, qlib=qlib_commit(),
+                   command=command, qlib=qlib_commit(), measured=code_fingerprint("experiments.json"),
                    sweep=dict(scheduler=scheduler or "LocalCluster", workers=workers,
                               numba_threads_per_worker=1 if scheduler is None else None,
                               runs=len(runs), wall_seconds=wall))

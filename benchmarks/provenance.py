@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import ast
+import hashlib
 import os
 import platform
 import subprocess
@@ -29,6 +31,42 @@ def qlib_commit() -> dict:
     status = _git("status", "--porcelain", "--untracked-files=no")
     changed = [line[3:] for line in status.splitlines() if line.strip()] if status else []
     return dict(commit=commit, dirty=None if status is None else bool(changed), changed=changed[:50])
+
+
+#: The code each stored result measures, as globs under the repository root: a change to any of
+#: these modules (docstrings and comments aside) makes the stored file stale (tests/test_stored_results.py).
+MEASURED = {
+    "qubo.json": ["qlib/solvers/*.py", "qlib/compile.py", "qlib/expr.py", "qlib/dimod.py",
+                  "benchmarks/qubo.py", "benchmarks/qubo_workloads.py"],
+    "experiments.json": ["qlib/solvers/*.py", "qlib/compile.py", "qlib/expr.py", "qlib/constraints.py",
+                         "qlib/expand.py", "qlib/puzzles/*.py", "qlib/puzzles/slitherlink/*.py", "qlib/sweep.py",
+                         "benchmarks/experiments.py"],
+    "bench": ["qlib/solvers/*.py", "qlib/compile.py", "qlib/expr.py", "qlib/constraints.py", "qlib/expand.py",
+              "qlib/puzzles/*.py", "qlib/puzzles/slitherlink/*.py", "qlib/puzzles/nonogram/*.py",
+              "benchmarks/run.py", "benchmarks/workloads.py", "benchmarks/peers.py", "benchmarks/nonogram_sat.py"],
+}
+MEASURED["latest.json"] = MEASURED["user.json"] = MEASURED["bench"]
+
+
+def _code(path: Path) -> str:
+    """The module's code without docstrings and comments (its AST), so that prose edits keep a result fresh."""
+    tree = ast.parse(path.read_text())
+    for node in ast.walk(tree):
+        body = getattr(node, "body", None)
+        if isinstance(body, list) and body and isinstance(body[0], ast.Expr) \
+                and isinstance(getattr(body[0], "value", None), ast.Constant) and isinstance(body[0].value.value, str):
+            node.body = body[1:] or [ast.Pass()]
+    return ast.dump(tree, include_attributes=False)
+
+
+def code_fingerprint(name: str) -> dict:
+    """``{"globs": ..., "sha256": ...}`` of the code stored result ``name`` measures (:data:`MEASURED`)."""
+    globs = MEASURED[name]
+    files = sorted({f for g in globs for f in ROOT.glob(g) if f.is_file()})
+    digest = hashlib.sha256()
+    for f in files:
+        digest.update(str(f.relative_to(ROOT)).encode() + b"\0" + _code(f).encode() + b"\0")
+    return dict(globs=globs, files=len(files), sha256=digest.hexdigest())
 
 
 def machine() -> dict:

@@ -86,7 +86,7 @@ HERE = Path(__file__).resolve().parent
 if str(HERE) not in sys.path:
     sys.path.insert(0, str(HERE))
 
-from provenance import machine, qlib_commit  # noqa: E402
+from provenance import code_fingerprint, machine, qlib_commit  # noqa: E402
 
 import qubo_workloads as W  # noqa: E402
 from qubo_workloads import EPS, SOLVER_CLASSES, SOLVERS, available  # noqa: E402
@@ -641,7 +641,7 @@ def main(argv=None, log=print):
     solvers = {n: SOLVER_CLASSES[n]() for n in SOLVERS if not args.solvers or n in args.solvers}
     command = "benchmarks/qubo.py " + " ".join(sys.argv[1:] if argv is None else argv)
     results = dict(command=command.strip(), date=time.strftime("%Y-%m-%d %H:%M"), qlib=qlib_commit(),
-                   machine=dict(machine(), load_at_start=_load()), versions=_versions(), config=config,
+                   measured=code_fingerprint("qubo.json"), machine=dict(machine(), load_at_start=_load()), versions=_versions(), config=config,
                    solvers=list(solvers), workloads={}, warmup={}, prepare={}, rates={}, threads={}, targets={},
                    ttt={}, notes=[], timing={})
     log(f"{len(chosen)} workloads: {', '.join(w.name for w in chosen)}")

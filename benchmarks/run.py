@@ -89,7 +89,7 @@ if str(HERE) not in sys.path:
 import qlib  # noqa: E402
 
 from progress import Progress  # noqa: E402
-from provenance import machine, qlib_commit  # noqa: E402
+from provenance import code_fingerprint, machine, qlib_commit  # noqa: E402
 
 RESULTS = HERE / "results" / "latest.json"
 QUICK_RESULTS = HERE / "results" / "quick.json"
@@ -777,7 +777,7 @@ def main(argv=None):
 
     command = "benchmarks/run.py " + " ".join(sys.argv[1:] if argv is None else argv)
     results = dict(command=command.strip(), date=time.strftime("%Y-%m-%d %H:%M"), qlib=qlib_commit(),
-                   machine=machine(), config=config, seeds=config["seeds"], peer_cap_seconds=config["cap"],
+                   measured=code_fingerprint("bench"), machine=machine(), config=config, seeds=config["seeds"], peer_cap_seconds=config["cap"],
                    qlib_cap_seconds=config["cap"], peer_grid=GRID, compile={}, warmup={}, boards={},
                    workloads={}, skipped={}, not_run={}, summary=[], groups=[], tail=[], timing={})
     if args.merge and args.out.exists():
@@ -785,6 +785,9 @@ def main(argv=None):
         old = previous.get("config", {})
         if (old.get("seeds"), old.get("cap")) != (config["seeds"], config["cap"]):
             raise SystemExit(f"--merge: {args.out} was measured with other --seeds/--cap (or in the old format)")
+        if previous.get("measured", {}).get("sha256") != results["measured"]["sha256"]:
+            raise SystemExit(f"--merge: {args.out} was measured with other code (benchmarks/provenance.py's "
+                             "fingerprint differs): rerun its rows without --merge")
         for key in ("workloads", "boards", "warmup", "compile", "skipped", "not_run"):
             results[key] = previous.get(key, results[key])
 

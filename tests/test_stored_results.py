@@ -1,0 +1,39 @@
+"""Every stored result names the commit it was made with, and is stale once the code it measured changes."""
+
+import json
+import sys
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(ROOT / "benchmarks"))
+
+import provenance  # noqa: E402
+
+RESULTS = ROOT / "benchmarks" / "results"
+STORED = ["experiments.json", "latest.json", "user.json", "qubo.json"]
+
+
+@pytest.mark.parametrize("name", STORED)
+def test_a_stored_result_records_its_commit_and_matches_the_code_it_measured(name):
+    stored = json.loads((RESULTS / name).read_text())
+    assert stored["qlib"]["commit"], f"{name} does not say which qlib commit made it"
+    now = provenance.code_fingerprint(name)
+    recorded = stored.get("measured", {})
+    assert recorded.get("globs") == now["globs"], f"{name} was made before its measured modules were listed"
+    assert recorded.get("sha256") == now["sha256"], (
+        f"benchmarks/results/{name} was measured with other code than this checkout's "
+        f"({', '.join(now['globs'])}): regenerate it with `make results`")
+
+
+def test_the_fingerprint_ignores_prose_and_sees_code(tmp_path, monkeypatch):
+    module = tmp_path / "m.py"
+    monkeypatch.setattr(provenance, "ROOT", tmp_path)
+    monkeypatch.setitem(provenance.MEASURED, "x.json", ["m.py"])
+    module.write_text('"""Doc."""\n\ndef f(x):\n    """What f does."""\n    return x + 1  # one\n')
+    first = provenance.code_fingerprint("x.json")["sha256"]
+    module.write_text('"""Other doc."""\n\ndef f(x):\n    """Said otherwise."""\n    return x + 1\n')
+    assert provenance.code_fingerprint("x.json")["sha256"] == first
+    module.write_text('"""Doc."""\n\ndef f(x):\n    return x + 2\n')
+    assert provenance.code_fingerprint("x.json")["sha256"] != first
