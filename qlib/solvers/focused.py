@@ -108,7 +108,7 @@ def new_replicas(compiled, start_states, rng_states, max_cuts) -> Replicas:
         lhs=np.zeros((P, compiled.num_rows)), row_delta=np.zeros((P, compiled.num_rows)),
         energy=np.zeros(P), best_energy=np.zeros(P),
         best_x=start_states.copy(), tabu=np.zeros((P, n), dtype=np.int64), steps=np.zeros(P, dtype=np.int64),
-        since_hook=np.zeros(P, dtype=np.int64), hook_wait=np.ones(P, dtype=np.int64), rng=rng,
+        since_separation=np.zeros(P, dtype=np.int64), separation_wait=np.ones(P, dtype=np.int64), rng=rng,
         bad_list=np.zeros((P, num_comp), dtype=np.int32), bad_pos=np.full((P, num_comp), -1, dtype=np.int32),
         bad_count=np.zeros((P, 8), dtype=np.int64), status=np.zeros(P, dtype=np.int64))
 
@@ -165,18 +165,18 @@ def run_focused(compiled, rng_states, start_states, target, time_limit, *, noise
     num_base = compiled.num_rows + num_obj
     tenure_min, tenure_max = (int(t) for t in tabu_tenure)
     if lazy is None:
-        hook_energy, interval, weight, max_cuts, max_lits = -np.inf, 1 << 30, 1.0, 1, 1
+        cut_energy, interval, weight, max_cuts, max_lits = -np.inf, 1 << 30, 1.0, 1, 1
     else:
-        hook_energy, interval, weight = lazy.energy, lazy.interval, lazy.weight
+        cut_energy, interval, weight = lazy.energy, lazy.interval, lazy.weight
         max_cuts, max_lits = lazy.max_cuts, lazy.max_cut_literals
     P = num_replicas
     R = new_replicas(compiled, start_states, rng_states, max_cuts)
-    R.hook_wait[:] = interval
+    R.separation_wait[:] = interval
     C = new_pool(P, n, max_cuts, max_lits)
     init_replicas(m, num_obj, R)
     R.best_energy[:] = R.energy
     R.best_x[:] = R.x
-    p = Params(float(target), float(hook_energy), int(interval), float(noise), tenure_min,
+    p = Params(float(target), float(cut_energy), int(interval), float(noise), tenure_min,
                tenure_max - tenure_min, float(weight), int(num_obj))
     rows = RowVars(compiled.row_var_ptr, compiled.row_vars)
     zobrist = np.random.Generator(np.random.PCG64(int(rng_states[0]))).integers(
@@ -199,8 +199,8 @@ def run_focused(compiled, rng_states, start_states, target, time_limit, *, noise
     sync_at = min(sync, limit_steps)
     chunk, stop_reason = 256, None
     finish_by = np.int64(1) << 62
-    hook_calls = 0
-    hook_seconds = 0.0
+    separation_calls = 0
+    separation_seconds = 0.0
     deadline = start + time_limit
     try:
         while stop_reason is None:
@@ -213,7 +213,7 @@ def run_focused(compiled, rng_states, start_states, target, time_limit, *, noise
             for rep in np.flatnonzero(R.status == WAITING):  # replica order: deterministic
                 h0 = time.perf_counter()
                 answer, cuts = lazy.separate(R.x[rep].copy(), float(R.energy[rep]) + compiled.offset)
-                hook_calls += 1
+                separation_calls += 1
                 if answer is not None:
                     answers[int(rep)] = compiled.as_states(answer).copy()
                     R.status[rep] = ACCEPTED
@@ -224,8 +224,8 @@ def run_focused(compiled, rng_states, start_states, target, time_limit, *, noise
                 if added == 0 and R.energy[rep] <= target + EPS and R.status[rep] == RUNNING:
                     R.status[rep] = AT_TARGET
                 # back off while the states met give nothing to cut; look often again once they do
-                R.hook_wait[rep] = interval if added else min(2 * R.hook_wait[rep], 1 << 12)
-                hook_seconds += time.perf_counter() - h0
+                R.separation_wait[rep] = interval if added else min(2 * R.separation_wait[rep], 1 << 12)
+                separation_seconds += time.perf_counter() - h0
             finished = (R.status == ACCEPTED) | (R.status == AT_TARGET)
             if finished.any():
                 # The winner is the replica that finished in the fewest steps (then the lowest
@@ -271,8 +271,8 @@ def run_focused(compiled, rng_states, start_states, target, time_limit, *, noise
              C.negs[rep, C.ptr[rep, c]:C.ptr[rep, c + 1]].astype(np.int64)) for c in range(int(C.count[rep, 0]))]
     info = dict(algorithm="focused", num_replicas=P, noise=noise, tabu_tenure=(tenure_min, tenure_max),
                 flips=int(R.steps.sum()), steps_of_winner=int(R.steps[rep]), replica=rep,
-                stop_reason=stop_reason, cuts=cuts, num_cuts=len(cuts), separation_calls=hook_calls,
-                separation_seconds=hook_seconds,
+                stop_reason=stop_reason, cuts=cuts, num_cuts=len(cuts), separation_calls=separation_calls,
+                separation_seconds=separation_seconds,
                 replica_states=R.best_x.copy())
     if done:
         info["replica_states"][rep] = state

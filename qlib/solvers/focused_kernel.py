@@ -36,8 +36,8 @@ class Replicas(NamedTuple):
     best_x: np.ndarray         # uint8 (P, N)
     tabu: np.ndarray           # int64 (P, N): the step until which a variable is tabu
     steps: np.ndarray          # int64 (P,)
-    since_hook: np.ndarray     # int64 (P,): steps since the last separation call
-    hook_wait: np.ndarray      # int64 (P,): steps to wait before the next one
+    since_separation: np.ndarray     # int64 (P,): steps since the last separation call
+    separation_wait: np.ndarray      # int64 (P,): steps to wait before the next one
     rng: np.ndarray            # uint64 (P, 8): generator state in column 0
     bad_list: np.ndarray       # int32 (P, components): the bad set's members ...
     bad_pos: np.ndarray        # int32 (P, components): ... and each component's place in it (-1: not bad)
@@ -71,8 +71,8 @@ class Params(NamedTuple):
     """Scalars of one search."""
 
     target: float
-    hook_energy: float
-    hook_interval: int
+    cut_energy: float
+    cut_interval: int
     noise: float
     tenure_min: int
     tenure_span: int
@@ -236,7 +236,7 @@ def _candidate(kind, k, row_vars, term_vars, cut_vars):
 
 
 @njit(cache=True, parallel=True)
-def focused_chunk(m, rows, p, R, C, end_steps, has_hook):
+def focused_chunk(m, rows, p, R, C, end_steps, has_separation):
     """Run focused steps on every running replica until its step count reaches ``end_steps``.
 
     A replica stops early when it reaches the target (status AT_TARGET without
@@ -247,12 +247,12 @@ def focused_chunk(m, rows, p, R, C, end_steps, has_hook):
     for rep in prange(R.x.shape[0]):
         if status[rep] != RUNNING:
             continue
-        replica_steps(rep, m, rows, p, R, C, end_steps[rep], has_hook)
+        replica_steps(rep, m, rows, p, R, C, end_steps[rep], has_separation)
     return 0
 
 
 @njit(cache=True)
-def replica_steps(rep, m, rows, p, R, C, end, has_hook):
+def replica_steps(rep, m, rows, p, R, C, end, has_separation):
     """The focused steps of one replica up to step ``end`` (see :func:`focused_chunk`).
 
     It allocates nothing and assigns no slices, so that the GPU backend runs
@@ -261,7 +261,7 @@ def replica_steps(rep, m, rows, p, R, C, end, has_hook):
     n = R.x.shape[1]
     num_rows = m[11].shape[0]
     num_obj = p.num_objective
-    energies, steps, since, status = R.energy, R.steps, R.since_hook, R.status
+    energies, steps, since, status = R.energy, R.steps, R.since_separation, R.status
     best_energy, best_x, tabu, bad_list, bad_count = R.best_energy, R.best_x, R.tabu, R.bad_list, R.bad_count
     term_ptr, term_vars = m[0], m[1]
     x = R.x[rep]
@@ -275,16 +275,16 @@ def replica_steps(rep, m, rows, p, R, C, end, has_hook):
     scratch = R.row_delta[rep]
     energy = energies[rep]
     step = steps[rep]
-    since_hook = since[rep]
+    since_separation = since[rep]
     while step < end:
-        since_hook += 1
+        since_separation += 1
         if energy <= p.target + EPS:
-            status[rep] = WAITING if has_hook else AT_TARGET
-            since_hook = 0
+            status[rep] = WAITING if has_separation else AT_TARGET
+            since_separation = 0
             break
-        if has_hook and energy <= p.hook_energy + EPS and since_hook >= R.hook_wait[rep]:
+        if has_separation and energy <= p.cut_energy + EPS and since_separation >= R.separation_wait[rep]:
             status[rep] = WAITING
-            since_hook = 0
+            since_separation = 0
             break
         count = bad_count[rep, 0]
         if count == 0:
@@ -335,7 +335,7 @@ def replica_steps(rep, m, rows, p, R, C, end, has_hook):
                 best_x[rep, i] = x[i]
     energies[rep] = energy
     steps[rep] = step
-    since[rep] = since_hook
+    since[rep] = since_separation
 
 
 @njit(cache=True)

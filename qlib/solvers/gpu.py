@@ -161,11 +161,11 @@ def _empty(shape, dtype):
 
 # The fields of Replicas and CutPool by who touches them between chunks.  The kernel's own state: the
 # host neither reads nor changes it after the start, so it goes up once (the host's copy goes stale).
-_KERNEL_ONLY = frozenset(("false_count", "lhs", "row_delta", "tabu", "rng", "since_hook"))
+_KERNEL_ONLY = frozenset(("false_count", "lhs", "row_delta", "tabu", "rng", "since_separation"))
 # The pool's structure: the kernel reads it; the host changes it only when it adds cuts.
 _POOL = frozenset(("ptr", "vars", "negs", "hash", "count", "head", "lit_next", "lit_cut"))
 # Read by the kernel, set by the host at every separation call.
-_UP_ONLY = frozenset(("hook_wait",))
+_UP_ONLY = frozenset(("separation_wait",))
 
 
 def _used_columns(R, C) -> dict:
@@ -250,7 +250,7 @@ class FocusedChunkGPU:
             out.append(self._device(group, name, host, used.get(name) if name not in _KERNEL_ONLY else None, refresh))
         return type(host_tuple)(*out)
 
-    def __call__(self, m, rows, p, R, C, end_steps, has_hook):
+    def __call__(self, m, rows, p, R, C, end_steps, has_separation):
         """Run the chunk (see :func:`~qlib.solvers.focused_kernel.focused_chunk`); returns 0."""
         from numba import cuda
 
@@ -260,7 +260,7 @@ class FocusedChunkGPU:
         if not self.resident:
             t0 = time.perf_counter()
             with _wrapping():
-                focused_kernel_gpu[blocks, threads](m, rows, p, R, C, end_steps, has_hook)
+                focused_kernel_gpu[blocks, threads](m, rows, p, R, C, end_steps, has_separation)
             self.seconds["kernel"] += time.perf_counter() - t0
             self.launches += 1
             return 0
@@ -275,7 +275,7 @@ class FocusedChunkGPU:
         dev_end = _to_device(np.ascontiguousarray(end_steps, dtype=np.int64))
         t1 = time.perf_counter()
         with _wrapping():
-            focused_kernel_gpu[blocks, threads](dev_m, dev_rows, p, dev_R, dev_C, dev_end, has_hook)
+            focused_kernel_gpu[blocks, threads](dev_m, dev_rows, p, dev_R, dev_C, dev_end, has_separation)
         cuda.synchronize()
         t2 = time.perf_counter()
         for group, host_tuple, dev_tuple in (("R", R, dev_R), ("C", C, dev_C)):

@@ -77,12 +77,12 @@ def anneal_kernel_quadratic(q, a, betas, lo, hi, target):
 
 
 @cuda.jit
-def focused_kernel_gpu(m, rows, p, R, C, end_steps, has_hook):
+def focused_kernel_gpu(m, rows, p, R, C, end_steps, has_separation):
     """One replica per thread: :func:`~qlib.solvers.focused_kernel.focused_chunk`'s loop body on
     replica ``cuda.grid(1)``: its focused steps up to ``end_steps[rep]`` while it is running."""
     rep = cuda.grid(1)
     if rep < R.x.shape[0] and R.status[rep] == RUNNING:
-        replica_steps_device(rep, m, rows, p, R, C, end_steps[rep], has_hook)
+        replica_steps_device(rep, m, rows, p, R, C, end_steps[rep], has_separation)
 
 
 @cuda.jit
