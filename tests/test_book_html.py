@@ -292,3 +292,21 @@ def test_screenshot(site, page):
     out = screenshot_path(page)
     assert out.is_file() and out.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n", f"no PNG screenshot at {out}"
     assert out.stat().st_size > 10_000, f"{out} is suspiciously small (a blank page?)"
+
+
+@pytest.mark.parametrize("page", PAGES)
+def test_no_glue_call_in_visible_code(site, page):
+    """Code shown on the page (not folded by hide-input) holds no glue(...) bookkeeping."""
+    main = _main(_soup(dom(site, page)))
+    shown = [cell for cell in main.select(".cell_input") if cell.find_parent("details") is None]
+    found = [cell.get_text()[:80] for cell in shown if re.search(r"\bglue\(", cell.get_text())]
+    assert not found, f"{page}: visible code calls glue(: {found}"
+
+
+@pytest.mark.parametrize("page", PAGES)
+def test_code_lines_fit_the_page(site, page):
+    """No line of a code cell's input (shown or folded) is wider than 100 characters."""
+    main = _main(_soup(dom(site, page)))
+    wide = [line.strip()[:60] for cell in main.select(".cell_input pre")
+            for line in cell.get_text().split("\n") if len(line) > 100]
+    assert not wide, f"{page}: code lines wider than 100 characters: {wide}"
