@@ -188,7 +188,7 @@ class Problem:
         return h.hexdigest()[:16]
 
     def qlib_model(self):
-        """The model qlib gets: ``qlib.dimod.from_bqm`` / ``from_polynomial`` (labels ``str(i)``), or for
+        """The model qlib gets: ``qlib.dimod.from_bqm`` / ``from_polynomial`` (labels ``"#i"``), or for
         the sat workloads the literal products ``x * ~y * z`` (penalty terms, all coefficients +1)."""
         import qlib
         from qlib import dimod as qd
@@ -485,8 +485,10 @@ class QlibSA(Solver):
     def prepare(self, problem):
         import qlib
 
+        from qlib.dimod import dimod_label
+
         compiled = qlib.compile(problem.qlib_model())
-        cols = np.array([int(label) for label in compiled.labels])
+        cols = np.array([int(dimod_label(label)) for label in compiled.labels])   # "#3" (from dimod) or "3"
         if len(cols) != problem.n:
             raise RuntimeError(f"qlib kept {len(cols)} of {problem.n} variables")
         return compiled, cols

@@ -117,7 +117,9 @@ _PROVERS = {"presolve": "the presolve", "propagation": "propagation", "sat": "SA
             "backtrack": "backtracking", "search": "the exhaustive model search"}
 
 
-def _unique_line(unique, why: str = "") -> str:
+def _unique_line(unique, why: str = "", stop_reason: str = "") -> str:
+    if stop_reason == "no_answer":  # a proof that nothing satisfies the clues: not "unknown"
+        return "unique: no answer"
     if unique is True:
         return "unique: yes"
     if unique is False:
@@ -252,6 +254,8 @@ def _solve(args) -> tuple[dict, str, int]:
     if result.stop_reason == "no_answer":
         prover = _PROVERS.get(result.found_by, result.found_by)
         lines.append(f"no answer: {prover} proved that no {kind.what} satisfies every clue")
+        if args.check_unique:
+            lines.append(_unique_line(unique, stop_reason=result.stop_reason))
     elif args.check_unique and result.solved:
         why = "" if unique is not None else "interrupted" if interrupted else "the check ran out of time"
         line = _unique_line(unique, why)

@@ -142,7 +142,7 @@ class CompiledModel:
         return pos
 
     def kernel_arrays(self) -> KernelArrays:
-        """The arrays every kernel takes, as a :data:`KernelArrays` named tuple."""
+        """The arrays every kernel takes, as a :class:`~qlib.compile.KernelArrays` named tuple."""
         return KernelArrays(*(getattr(self, name) for name in KERNEL_FIELDS))
 
     # -- states ---------------------------------------------------------------
@@ -217,7 +217,7 @@ def _bit(value, key) -> int:
 
 
 def compile(model, *, variables=()) -> CompiledModel:  # noqa: A001 - the verb readers expect
-    """Flatten ``model`` (an expression, constraint or :class:`Model`) to arrays.
+    """Flatten ``model`` (an expression, constraint or :class:`~qlib.Model`) to arrays.
 
     ``variables`` (single-variable expressions) get a column even where no term
     holds them, as dimod keeps a variable with no bias: a lazy cut may need them

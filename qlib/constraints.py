@@ -15,8 +15,8 @@ is wanted.
 A :class:`Model` is an objective expression plus a list of constraints;
 ``expr + cons(...)`` builds one, so ``f += qlib.cons(...)`` works.
 
-The allowed sets and relations (:class:`Allowed`, :func:`one_of`,
-:func:`between`, :class:`Relation`) live in :mod:`qlib.expr`, where comparing
+The allowed sets and relations (:class:`~qlib.Allowed`, :func:`~qlib.one_of`,
+:func:`~qlib.between`, :class:`~qlib.Relation`) live in :mod:`qlib.expr`, where comparing
 an expression makes them, and are importable from here too.
 """
 

@@ -116,7 +116,7 @@ def _one_hot(lhs: Expr, values: list, weight, name: str) -> tuple[Expr, list[str
     return weight * ((lhs - chosen) ** 2 + one_hot ** 2), labels
 
 
-#: The largest common denominator :func:`_integer_scale` looks for.
+#: The largest common denominator ``_integer_scale`` looks for.
 MAX_DENOMINATOR = 10_000
 
 
@@ -200,7 +200,7 @@ def to_qubo(model, strength: float | None = None) -> Model:
         strength * (x*y - 2*x*z - 2*y*z + 3*z)
 
     (0 when ``z = x*y``, at least ``strength`` otherwise) is added.  With the
-    default strength, 1 + the total |coefficient| of the terms that used the pair,
+    default strength, 1 + the total ``|coefficient|`` of the terms that used the pair,
     no wrong ``z`` can lower the energy, so the minimum over the auxiliaries
     equals the original energy of every state.  ``report`` lists the
     auxiliaries, the strengths and the number of terms added.

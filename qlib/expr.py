@@ -143,7 +143,7 @@ class Expr:
 
     Build expressions from :func:`var` with ``+``, ``-``, ``*``, integer powers
     and ``~`` (negation); compare them with ``==``, ``<=``, ``>=`` to get a
-    :class:`~qlib.constraints.Relation` for :func:`qlib.cons`.
+    :class:`~qlib.Relation` for :func:`qlib.cons`.
     """
 
     __slots__ = ("terms",)

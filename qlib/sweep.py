@@ -35,6 +35,8 @@ from collections.abc import Callable, Iterable, Mapping
 
 from . import validate
 
+__all__ = ["run_sweep", "local_cluster", "check_tasks", "SCHEDULER_ENV", "WORKER_ENV"]
+
 #: Environment variable naming the scheduler address :func:`run_sweep` uses by default.
 SCHEDULER_ENV = "QLIB_DASK_SCHEDULER"
 

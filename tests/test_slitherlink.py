@@ -169,7 +169,7 @@ def test_parse_lattice_with_empty_cell_row_round_trips():
     ("", "line 1, column 1", "empty input"),
     ("\n   \n", "line 1, column 1", "empty input"),
     ("+   +\n  5\n+   +\n", "line 2, column 3", "'5'"),
-    ("+   +\n  4\n+   +\n", "line 2, column 3", "clue 4"),
+    ("+   +   +\n  4\n+   +   +\n", "line 2, column 3", "clue 4"),  # a 4 is read on a 1x1 board only
     ("+   +\n  1\n", "line 3, column 1", "closing lattice row"),
     ("+   +\n  1\n+  +\n", "line 3, column 2", "'   ' or '---'"),
     ("+   +   +\n  1   2\n+   +\n", "line 3, column 6", "ends early"),

@@ -172,7 +172,7 @@ def split_loops(selected, endpoints, *, point_label=None) -> list[np.ndarray]:
 
     ``selected`` is a 0/1 (or bool) vector over the edges, ``endpoints`` an
     (E, 2) array of the edges' end points.  Every point must have degree 0 or 2
-    among the selected edges, else :class:`DegreeError` names the offending
+    among the selected edges, else :class:`~qlib.puzzles.loops.DegreeError` names the offending
     points (with ``point_label(p)`` when given).  Returns one int64 array of
     edge indices per loop, in walking order; loops are ordered by their
     smallest edge index, and each loop starts at its smallest edge.

@@ -1,4 +1,5 @@
-"""Solver backends and the :func:`solve` front door (:data:`REGISTRY`: backends and their algorithms)."""
+"""Solver backends and the :func:`~qlib.solve` front door (:data:`~qlib.solvers.api.REGISTRY`: backends and
+their algorithms)."""
 
 from .api import BACKENDS, REGISTRY, solve, warmup
 

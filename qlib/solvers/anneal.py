@@ -115,7 +115,7 @@ def anneal_serial(m, a, betas, lo, hi, target):
 
 @njit(cache=True)
 def sample_deltas(m, states, num_terms, num_rows):
-    """|delta| of every single flip from each of ``states``: the model's energy scale."""
+    """``|delta|`` of every single flip from each of ``states``: the model's energy scale."""
     num_states, n = states.shape
     out = np.empty((num_states, n), dtype=np.float64)
     for s in range(num_states):

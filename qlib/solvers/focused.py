@@ -72,7 +72,7 @@ class LazyCuts:
 
 
 def pack_cuts(cuts, n) -> PackedCuts:
-    """Flatten a list of (columns, negated) pairs over ``n`` columns into :class:`PackedCuts`, validated."""
+    """Flatten a list of (columns, negated) pairs over ``n`` columns into :class:`~.focused_kernel.PackedCuts`, validated."""
     lits, negs, ptr = [], [], [0]
     for k, cut in enumerate(cuts):
         try:
@@ -97,7 +97,7 @@ def pack_cuts(cuts, n) -> PackedCuts:
 
 
 def new_replicas(compiled, start_states, rng_states, max_cuts) -> Replicas:
-    """Fresh :class:`Replicas` from ``start_states``, replica ``k`` seeded by ``rng_states[k]``, with room
+    """Fresh :class:`~.focused_kernel.Replicas` from ``start_states``, replica ``k`` seeded by ``rng_states[k]``, with room
     for ``max_cuts`` cuts in the bad set."""
     P, n = start_states.shape
     num_comp = compiled.num_rows + compiled.num_objective_terms + max_cuts
@@ -114,7 +114,7 @@ def new_replicas(compiled, start_states, rng_states, max_cuts) -> Replicas:
 
 
 def new_pool(P, n, max_cuts, max_lits) -> CutPool:
-    """An empty :class:`CutPool` of ``P`` replicas over ``n`` variables."""
+    """An empty :class:`~.focused_kernel.CutPool` of ``P`` replicas over ``n`` variables."""
     return CutPool(
         ptr=np.zeros((P, max_cuts + 1), dtype=np.int64), vars=np.zeros((P, max_lits), dtype=np.int32),
         negs=np.zeros((P, max_lits), dtype=np.uint8), num_false=np.zeros((P, max_cuts), dtype=np.int32),
@@ -147,7 +147,7 @@ def grow_pool(R: Replicas, C: CutPool, num_base: int):
 def run_focused(compiled, rng_states, start_states, target, time_limit, *, noise=0.2,
                 tabu_tenure=(0, 2), lazy: LazyCuts | None = None, max_steps=None, share=True, sync_steps=20_000,
                 chunk_function=focused_chunk, chunk_seconds=0.02):
-    """Drive ``chunk_function`` (:func:`focused_chunk` on the CPU cores, or the GPU backend's,
+    """Drive ``chunk_function`` (:func:`~.focused_kernel.focused_chunk` on the CPU cores, or the GPU backend's,
     :class:`qlib.solvers.gpu.FocusedChunkGPU`) in short chunks until done, out of time or out of steps.
 
     Returns (state, info).  ``target`` is relative to the model's offset; the

@@ -187,7 +187,7 @@ class FocusedChunkGPU:
     and cut counters, which adding cuts touches; the pool's structure only when
     it holds more cuts) and brings back what the host reads; of the wide
     per-replica arrays only the used columns travel.  The kernel's own state
-    (:data:`_KERNEL_ONLY`) goes up once.  Under the simulator the kernel works
+    (``_KERNEL_ONLY``) goes up once.  Under the simulator the kernel works
     on the host arrays, as :func:`gpu_round` does, unless ``resident`` is True.
     ``seconds`` and ``launches`` say where the time went.
     """

@@ -5,7 +5,7 @@ A replica's search state is the assignment ``x`` (uint8, N), ``false_count``
 exactly when its count is 0) and ``lhs`` (float64, R: the value of each
 constraint row's left-hand side).  Flipping a variable touches only its
 incident terms and rows, so a flip's energy change costs O(incident terms +
-incident rows).  The arrays are those of :meth:`CompiledModel.kernel_arrays`.
+incident rows).  The arrays are those of :meth:`CompiledModel.kernel_arrays <qlib.CompiledModel.kernel_arrays>`.
 """
 
 from __future__ import annotations

@@ -27,13 +27,14 @@ backtracking search in turns (see :mod:`.solver`).
 
 The modules: :mod:`.puzzle` (the :class:`Nonogram` type, line arithmetic),
 :mod:`.rules` (:func:`check`), :mod:`.parsing` (reading and writing the
-``.non`` format, game IDs and Python clues), :mod:`.sgt` (reading sgt-puzzles game IDs), :mod:`.model` (the domain-wall model),
+``.non`` format and ``.nonpack`` bundles, game IDs and Python clues), :mod:`.sgt` (reading sgt-puzzles game IDs),
+:mod:`.webpbn` (reading webpbn's XML), :mod:`.model` (the domain-wall model),
 :mod:`.lines` (the numba line solver, propagation, probing, backtracking),
 :mod:`.engine` (running those kernels against the clock), :mod:`.count`
 (:func:`count_solutions`), :mod:`.solver` (:func:`solve`) and :mod:`.display`.
 
-Puzzles are read from the ``.non`` text format, sgt-puzzles game IDs or Python
-lists of clues; see :func:`parse`.
+Puzzles are read from the ``.non`` text format, webpbn's XML, sgt-puzzles game IDs
+or Python lists of clues; see :func:`parse` (and :func:`~qlib.puzzles.nonogram.parsing.parse_pack` for bundles).
 """
 
 from __future__ import annotations
@@ -42,7 +43,7 @@ from .count import count_solutions
 from .display import draw, render_text
 from .model import (FORMULATIONS, NonogramModel, build_model, col_colour, decode, encode, known_cells, line_colour,
                     line_penalty, row_colour)
-from .parsing import parse, parse_bytes, parse_text, to_non, to_sgt, write
+from .parsing import parse, parse_bytes, parse_pack, parse_text, to_non, to_sgt, write
 from .puzzle import (BLACK, METADATA_KEYS, WHITE, Nonogram, NonogramError, NonogramFileNotFoundError, blocks_of,
                      line_slack, packed_starts)
 from .rules import check, is_solution
@@ -51,7 +52,7 @@ from .solver import FIRST_STEPS, FIRST_WORK, METHODS, STOP_REASONS, NonogramResu
 
 __all__ = [
     "Nonogram", "NonogramError", "NonogramFileNotFoundError", "NonogramModel", "NonogramResult",
-    "parse", "parse_text", "parse_bytes", "parse_sgt", "to_non", "to_sgt", "write", "count_solutions", "METADATA_KEYS",
+    "parse", "parse_text", "parse_bytes", "parse_sgt", "parse_pack", "to_non", "to_sgt", "write", "count_solutions", "METADATA_KEYS",
     "build_model", "solve", "warmup", "decode", "encode", "check", "is_solution",
     "render_text", "draw", "row_colour", "col_colour", "line_slack", "packed_starts",
     "blocks_of", "known_cells", "FORMULATIONS", "METHODS", "STOP_REASONS",

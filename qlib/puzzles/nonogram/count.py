@@ -23,7 +23,7 @@ def count_solutions(puzzle, limit: int = 2, time_limit: float = 10.0):
     ``"exact"`` (the search finished: ``count`` is the number of answers, all in
     ``grids``), ``"limit"`` (it stopped at ``limit`` answers: there are at least
     that many) or ``"unknown"`` (``stop_reason`` "time_limit": ``count`` is a
-    lower bound).  ``grids`` are tuples of '#'/'.' strings like :func:`solve`'s.
+    lower bound).  ``grids`` are tuples of '#'/'.' strings like :func:`~qlib.puzzles.nonogram.solve`'s.
     ``count_solutions(p)[0] == 1`` with status "exact" means the puzzle has a
     unique answer.
     """

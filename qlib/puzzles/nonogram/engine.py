@@ -17,7 +17,7 @@ CHUNK_SECONDS = 0.01
 
 
 class Engine:
-    """One exact search over a puzzle (:class:`lines.Work`): :meth:`presolve` (propagation,
+    """One exact search over a puzzle (:class:`lines.Work <.lines.Work>`): :meth:`presolve` (propagation,
     then probing), then :meth:`backtrack`, resumable, each in chunks of work between clock
     reads.  The kernels' state never depends on where a chunk ended, so what a search
     finds depends on the work budgets only, not on the clock (unless the deadline stops it)."""

@@ -3,14 +3,14 @@
 A grid is one ``int8`` per cell, row by row: -1 undecided, 0 white, 1 black.
 Line ``l`` is row ``l`` for ``l < height`` and column ``l - height`` after that.
 
-* **Line solving** (:func:`_solve_line`) settles the cells of one line on which
+* **Line solving** (``_solve_line``) settles the cells of one line on which
   every placement of its clue that agrees with the decided cells agrees.  A
   placement is a path through states ``(i, k)``: the first ``i`` cells are
   settled with ``k`` blocks placed and cell ``i`` may start a block; a forward
   and a backward reachability pass mark every cell some full placement makes
   white or black.  Only states inside each block's band (between its left- and
   right-packed places) are visited: O(blocks x slack) per line.
-* **Propagation** (:func:`_propagate`) line-solves the lines in a queue until
+* **Propagation** (``_propagate``) line-solves the lines in a queue until
   none changes; a line is queued again when a cell of it is decided.
 * **Probing** (:func:`probe`) tries each undecided cell black and white and
   propagates each: a value that leads to a contradiction is impossible, so the
@@ -341,7 +341,7 @@ def _propagate(c, wk, budget):
 
 @njit(cache=True)
 def propagate(c, wk, budget):
-    """:func:`_propagate`, as the engine calls it: OK, CONTRADICTION or PAUSED at ``budget``."""
+    """``_propagate``, as the engine calls it: OK, CONTRADICTION or PAUSED at ``budget``."""
     return _propagate(c, wk, budget)
 
 

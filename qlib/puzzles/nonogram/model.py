@@ -18,6 +18,7 @@ from ..result import ModelSizes
 from .parsing import parse
 from .puzzle import BLACK, WHITE, Nonogram, clue_text, normalise_grid, line_slack, packed_starts
 
+#: The formulations :func:`build_model` takes (``formulation="cons"`` or ``"qubo"``).
 FORMULATIONS = ("cons", "qubo")
 
 
@@ -206,7 +207,7 @@ def decode(nm: NonogramModel, solution) -> tuple[str, ...]:
     """The grid the row variables of ``solution`` describe ('#' where a row colour is 1).
 
     In a state with broken walls a row colour may be outside {0, 1}; such
-    cells read as white, and :func:`check` then reports the row.
+    cells read as white, and :func:`~qlib.puzzles.nonogram.check` then reports the row.
     """
     puzzle = nm.puzzle
     return tuple(

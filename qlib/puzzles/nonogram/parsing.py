@@ -1,8 +1,9 @@
-"""Reading and writing puzzles: the ``.non`` text format, Python clues, and the dispatch
-to sgt-puzzles game IDs (:mod:`.sgt`)."""
+"""Reading and writing puzzles: the ``.non`` text format and its ``.nonpack`` bundles, Python
+clues, and the dispatch to sgt-puzzles game IDs (:mod:`.sgt`) and webpbn's XML (:mod:`.webpbn`)."""
 
 from __future__ import annotations
 
+import html
 import os
 import re
 from collections.abc import Mapping, Sequence
@@ -12,7 +13,7 @@ from pathlib import Path
 import numpy as np
 
 from ..sourcefile import decode_utf8, read_bytes
-from . import sgt
+from . import sgt, webpbn
 from .puzzle import (BLACK, METADATA_KEYS, WHITE, Nonogram, NonogramError, NonogramFileNotFoundError,
                      as_strings, clue_text, normalise_grid)
 
@@ -28,10 +29,16 @@ _NEWLINE = re.compile(r"\r\n|\r|\n")
 _SPACE = " \t"
 _MAX_DIGITS = 6  # no line of a nonogram is a million cells long; and int() of 4301+ digits raises
 _MAPPING_KEYS = {"rows", "columns", "cols", "title", "width", "height", "goal", *METADATA_KEYS}
+_COLOUR_KEYS = ("color", "colour")
+_COLOUR_BLOCK = re.compile(r"([0-9]+)([^0-9,+\- \t])\Z")  # '3b': a block of 3 in the colour 'b'
+_COLOUR = "a colour puzzle: qlib reads black-and-white nonograms only"
+#: The line that separates two puzzles of a ``.nonpack`` bundle (nonogram-db's FORMAT.md, "Bundling").
+PACK_DIVIDER = "===="
+_SPDX = re.compile(r"[A-Za-z0-9][A-Za-z0-9.+-]*\Z")  # an SPDX licence code, which .non writes unquoted
 
 
 def parse(source) -> Nonogram:
-    """Read a nonogram from a ``.non`` file, an sgt-puzzles game ID, a mapping
+    """Read a nonogram from a ``.non`` file, a webpbn XML file, an sgt-puzzles game ID, a mapping
     ``{"rows": [...], "columns": [...]}`` or a pair ``(rows, columns)``.
 
     A file is a :class:`pathlib.Path` or a file name (str).  A str is never guessed
@@ -40,17 +47,24 @@ def parse(source) -> Nonogram:
     a str that starts like a game ID (digits, then ``x`` or ``:``, as in
     ``10x10:2.1/3/...``; see :mod:`.sgt`) is read as one, the way a Slitherlink
     path may be a puzz.link URL.  A file (or text) that holds a game ID is read as
-    one too.
+    one too, and one whose name ends in ``.xml`` or whose text starts with ``<``
+    (``<?xml``, ``<puzzleset>``) is webpbn's XML export, read by :mod:`.webpbn`
+    (black and white only; one puzzle: :func:`~qlib.puzzles.nonogram.parsing.parse_pack` reads a puzzleset of several).
 
     The ``.non`` format has ``width N`` and ``height N`` lines, a ``rows`` line
     followed by one line per row (block lengths separated by commas; ``0`` or an
     empty line for an all-white row), and a ``columns`` section alike.  ``title``,
     ``catalogue``, ``by``, ``copyright`` and ``license`` are kept (see
-    :class:`Nonogram`), ``goal`` (the answer, ``width * height`` digits 0/1 row by row,
-    quoted or not) too; other lines are ignored.  Files are UTF-8 (a byte-order
-    mark is skipped).  Errors raise :class:`NonogramError` naming the file (or
+    :class:`~qlib.puzzles.nonogram.Nonogram`; quoted or not, HTML escapes such as ``&amp;`` and ``&#39;``
+    read as the characters they stand for), ``goal`` (the answer, ``width * height``
+    digits 0/1 row by row, quoted or not) too; other lines are ignored.  A colour
+    puzzle (two ``color`` lines, or a block such as ``3b`` of a colour that no lone
+    ``color`` line declares) is refused where it shows; a block of the one declared
+    colour is black.  A ``====`` line (a ``.nonpack`` bundle) is refused: see
+    :func:`~qlib.puzzles.nonogram.parsing.parse_pack`.  Files are UTF-8 (a byte-order mark is skipped).  Errors raise
+    :class:`~qlib.puzzles.nonogram.NonogramError` naming the file (or
     ``<text>``), the line and the column; a missing file raises
-    :class:`NonogramFileNotFoundError` (also a FileNotFoundError).
+    :class:`~qlib.puzzles.nonogram.NonogramFileNotFoundError` (also a FileNotFoundError).
     """
     if isinstance(source, Nonogram):
         return source
@@ -96,6 +110,7 @@ def parse_text(text: str, name: str = "<text>") -> Nonogram:
     is a game ID, :func:`~.sgt.parse_sgt`).
 
     ``name`` stands for the text in error messages.  A leading byte-order mark is skipped.
+    A text that starts with ``<`` is webpbn's XML (:func:`.webpbn.parse_text`).
     """
     if not isinstance(text, str):
         raise TypeError(f"parse_text() takes a str, got {type(text).__name__}")
@@ -111,19 +126,79 @@ def _decode(data: bytes, name: str) -> str:
 
 
 def parse_bytes(data: bytes, name: str = "<bytes>") -> Nonogram:
-    """Read a puzzle from the bytes of a file (UTF-8; a byte that is not is reported by line and column)."""
+    """Read a puzzle from the bytes of a file (UTF-8; a byte that is not is reported by line and column).
+
+    Bytes that start with ``<`` are webpbn's XML, in the encoding its declaration names.
+    """
+    if webpbn.looks_like_xml(data):
+        return webpbn.parse_bytes(data, name)
     return parse_text(_decode(data, name), name)
 
 
 def _parse_file(path) -> Nonogram:
     name = os.fspath(path)
-    return _parse_text(_decode(_read_bytes(path), name), name)
+    data = _read_bytes(path)
+    if name.lower().endswith(".xml") or webpbn.looks_like_xml(data):
+        return webpbn.parse_bytes(data, name)
+    return _parse_text(_decode(data, name), name)
+
+
+def parse_pack(source) -> list[Nonogram]:
+    """Every puzzle of a ``.nonpack`` bundle, or of a webpbn XML puzzleset, in order.
+
+    ``source`` is a :class:`pathlib.Path` or a file name, or a str holding a line break
+    (the text of a bundle).  A bundle is ``.non`` puzzles (or game IDs) separated by a
+    line ``====`` (blank space around it allowed), as nonogram-db's FORMAT.md defines it
+    ("Bundling") and its ``tools/bundle`` writes it; a file without a divider is a
+    bundle of one.  Each puzzle is read as :func:`parse_text` reads it, and an error
+    names the line of the whole file; an empty part (two dividers in a row, a divider
+    first or last) is an error at its divider.  A file that starts with ``<`` is a
+    webpbn puzzleset: all its puzzles.
+    """
+    if isinstance(source, str) and ("\n" in source or "\r" in source):
+        name, data = "<text>", source.removeprefix("\ufeff")
+    elif isinstance(source, (str, os.PathLike)):
+        name = os.fspath(source)
+        data = _read_bytes(source)
+        if name.lower().endswith(".xml") or webpbn.looks_like_xml(data):
+            return webpbn.parse_all(data, name)
+        data = _decode(data, name)
+    else:
+        raise TypeError(f"parse_pack() takes a path or the text of a bundle, got {type(source).__name__}")
+    if webpbn.looks_like_xml(data):
+        return webpbn.parse_all(data, name)
+    lines = _NEWLINE.split(data)
+    if lines and lines[-1] == "":
+        lines.pop()
+    parts, start, before = [], 0, None  # (first index, lines, the dividers' line numbers before and after)
+    for k, line in enumerate(lines):
+        if line.strip(_SPACE) == PACK_DIVIDER:
+            parts.append((start, lines[start:k], before, k + 1))
+            start, before = k + 1, k + 1
+    parts.append((start, lines[start:], before, None))
+    puzzles = []
+    for first, part, before, after in parts:
+        if len(parts) > 1 and not any(line.strip(_SPACE) for line in part):
+            if before is None:
+                where, what = after, "a divider before the first puzzle: expected a puzzle first"
+            else:
+                found = "the end of the file" if after is None else f"another divider (line {after})"
+                where, what = before, f"an empty part of the bundle: expected a puzzle after this divider, found {found}"
+            raise NonogramError(f"{name}, line {where}, column 1: {what}")
+        puzzles.append(_parse_text("\n".join(part), name, first + 1))
+    return puzzles
 
 
 def _unquote(value: str) -> str:
+    """A value without its quotes, its HTML escapes (``&amp;``, ``&quot;``, ``&#39;``) read."""
     if len(value) >= 2 and value[0] == value[-1] == '"':
-        return value[1:-1]
-    return value
+        value = value[1:-1]
+    return html.unescape(value)
+
+
+def _escape(value: str) -> str:
+    """A value as a quoted ``.non`` string holds it: '&' and '"' escaped, which :func:`_unquote` reads back."""
+    return value.replace("&", "&amp;").replace('"', "&quot;")
 
 
 @dataclass
@@ -132,9 +207,12 @@ class _Section:
     lines: list = field(default_factory=list)  # (line number, raw text)
 
 
-def _parse_text(text: str, name: str) -> Nonogram:
+def _parse_text(text: str, name: str, first: int = 1) -> Nonogram:
+    """The puzzle of ``text``, whose first line is line ``first`` of ``name``."""
+    if webpbn.looks_like_xml(text):
+        return webpbn.parse_text(text, name)
     if sgt.looks_like_id(text):
-        return sgt.parse_sgt(text, name)
+        return sgt.parse_sgt(text, name, first_line=first)
 
     def fail(line: int, column: int, message: str):
         raise NonogramError(f"{name}, line {line}, column {column}: {message}")
@@ -145,20 +223,24 @@ def _parse_text(text: str, name: str) -> Nonogram:
     sizes: dict[str, tuple[int, int]] = {}  # key -> (value, line)
     sections: dict[str, _Section] = {}
     title, metadata, goal = None, {}, None
+    colours = []  # (line, column, character) of each colour declared
     current = None
     lines = _NEWLINE.split(text)
     if lines and lines[-1] == "":
         lines.pop()
-    for number, raw in enumerate(lines, start=1):
+    for number, raw in enumerate(lines, start=first):
         match = _FIRST.match(raw)
-        first = match.group(1)
-        if current is not None and not _KEYWORD.match(first):
+        word = match.group(1)
+        if raw.strip(_SPACE) == PACK_DIVIDER:
+            fail(number, match.start(1) + 1, f"a '{PACK_DIVIDER}' divider: this is a .nonpack bundle of several "
+                                             "puzzles: expected one puzzle (nonogram.parse_pack reads a bundle)")
+        if current is not None and not _KEYWORD.match(word):
             current.lines.append((number, raw))
             continue
         current = None
-        if not first:
+        if not word:
             continue
-        key = first.lower()
+        key = word.lower()
         rest = raw[match.end():]
         value_column = match.end() + len(rest) - len(rest.lstrip(_SPACE)) + 1
         value = rest.strip(_SPACE)
@@ -184,10 +266,18 @@ def _parse_text(text: str, name: str) -> Nonogram:
             if _unquote(value):
                 metadata[key] = _unquote(value)
         elif key == "goal":
-            goal = (number, value_column + (1 if value.startswith('"') else 0), _unquote(value))
-        # other lines (colours, notes, unknown keys) carry nothing we need
+            quoted = len(value) >= 2 and value[0] == value[-1] == '"'
+            goal = (number, value_column + quoted, value[1:-1] if quoted else value)
+        elif key in _COLOUR_KEYS:
+            char = value.split()[0] if value else ""
+            if colours and char != colours[0][2]:
+                fail(number, value_column, f"{_COLOUR} (a second colour {char!r}; the first, "
+                                           f"{colours[0][2]!r}, is at line {colours[0][0]})")
+            colours.append((number, value_column, char))
+        # other lines (notes, unknown keys) carry nothing we need
+    ink = colours[0][2] if colours else None
 
-    last = max(len(lines), 1)
+    last = first + max(len(lines), 1) - 1
     for key in ("rows", "columns"):
         if key not in sections:
             fail(last, 1, f"expected a '{key}' section (a '{key}' line followed by one clue per line), "
@@ -206,7 +296,7 @@ def _parse_text(text: str, name: str) -> Nonogram:
             fail(where, 1, f"'{size_key} {expected}' needs {expected} {key[:-1]} clue lines after "
                            f"line {section.header_line}, found {len(entries)}")
         clues[key] = [(_parse_clue_line(body, lambda m, offset=None, n=n: fail(n, 1 if offset is None
-                                                                                  else offset + 1, m)),
+                                                                                  else offset + 1, m), ink),
                        n, len(body) - len(body.lstrip(_SPACE)) + 1) for n, body in entries]
 
     rows, columns = clues["rows"], clues["columns"]
@@ -217,28 +307,40 @@ def _parse_text(text: str, name: str) -> Nonogram:
     _check_totals([c for c, _, _ in rows], [c for c, _, _ in columns], at(sections["columns"].header_line))
     goal_grid = None
     if goal is not None:
-        goal_grid = _parse_goal(goal, len(rows), len(columns), fail)
+        goal_grid = _parse_goal(goal, len(rows), len(columns), fail, ink)
     return Nonogram(tuple(c for c, _, _ in rows), tuple(c for c, _, _ in columns), title, metadata, goal_grid)
 
 
-def _parse_goal(goal, height: int, width: int, fail) -> tuple[str, ...]:
+def _parse_goal(goal, height: int, width: int, fail, ink=None) -> tuple[str, ...]:
     number, column, value = goal
+    black = "1" + (ink or "")
     for k, ch in enumerate(value):
-        if ch not in "01":
-            fail(number, column + k, f"unexpected character {ch!r} in the goal: expected 0 (white) or 1 (black)")
+        if ch != "0" and ch not in black:
+            also = f" or {ink!r} (the puzzle's colour)" if ink else ""
+            fail(number, column + k, f"unexpected character {ch!r} in the goal: expected 0 (white) or 1 "
+                                     f"(black){also}")
     if len(value) != height * width:
         fail(number, column + min(len(value), height * width),
              f"the goal has {len(value)} cells: expected {height} x {width} = {height * width} "
              f"digits 0/1, row by row")
-    return tuple("".join(BLACK if value[i * width + j] == "1" else WHITE for j in range(width))
+    return tuple("".join(BLACK if value[i * width + j] != "0" else WHITE for j in range(width))
                  for i in range(height))
 
 
-def _parse_clue_line(body: str, fail) -> tuple[int, ...]:
-    """The clue of one line; ``fail(message, offset)`` reports a token at ``body[offset]``."""
+def _parse_clue_line(body: str, fail, ink=None) -> tuple[int, ...]:
+    """The clue of one line; ``fail(message, offset)`` reports a token at ``body[offset]``.
+
+    ``ink``: the one colour the file declares, whose blocks (``3a``) are black."""
     numbers, offsets = [], []
     for token in _TOKEN.finditer(body):
         text = token.group()
+        coloured = _COLOUR_BLOCK.match(text)
+        if coloured and coloured.group(2) == ink:
+            text = coloured.group(1)
+        elif coloured:
+            declared = f"the file declares only {ink!r}" if ink else "the file declares no colour"
+            fail(f"{_COLOUR} (the block {token.group()!r} has the colour {coloured.group(2)!r}; {declared})",
+                 token.start())
         if not _NUMBER.match(text):
             shown = text if len(text) <= 20 else text[:20] + "..."
             fail(f"expected whole numbers (digits 0-9) separated by commas, got {shown!r}", token.start())
@@ -325,7 +427,11 @@ def _raise(message: str):
 # -- writing the .non format ---------------------------------------------------
 def to_non(puzzle) -> str:
     """The puzzle as the text of a ``.non`` file, which :func:`parse_text` reads back equal
-    (clues, title, metadata and goal).  An all-white line is written ``0``."""
+    (clues, title, metadata and goal).  An all-white line is written ``0``.
+
+    Values are quoted with ``&`` and ``"`` written as ``&amp;`` and ``&quot;``; a
+    ``license`` that is an SPDX code (``CC-BY-3.0``: letters, digits, ``.``, ``+``,
+    ``-``) is written bare, as the format writes those, and any other licence quoted."""
     puzzle = parse(puzzle)
     lines = []
 
@@ -335,7 +441,10 @@ def to_non(puzzle) -> str:
         value = str(value)
         if "\n" in value or "\r" in value:
             raise NonogramError(f"the {key} {value!r} holds a line break; a .non value fits on one line")
-        lines.append(f'{key} "{value}"')
+        if key == "license" and _SPDX.match(value):
+            lines.append(f"{key} {value}")
+        else:
+            lines.append(f'{key} "{_escape(value)}"')
 
     quoted("catalogue", puzzle.metadata.get("catalogue"))
     quoted("title", puzzle.title)

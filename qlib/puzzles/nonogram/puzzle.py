@@ -16,7 +16,7 @@ class NonogramFileNotFoundError(NonogramError, FileNotFoundError):
     """No file at the path given: a :class:`NonogramError` that is also a :class:`FileNotFoundError`."""
 
 
-#: The ``.non`` keys kept in :attr:`Nonogram.metadata` (``title`` has its own attribute).
+#: The ``.non`` keys kept in ``Nonogram.metadata`` (``title`` has its own attribute).
 METADATA_KEYS = ("catalogue", "by", "copyright", "license")
 
 

@@ -28,16 +28,17 @@ def looks_like_id(text: str) -> bool:
     return LOOKS_LIKE_ID.match(text) is not None
 
 
-def parse_sgt(text: str, name: str = "<game id>") -> Nonogram:
+def parse_sgt(text: str, name: str = "<game id>", *, first_line: int = 1) -> Nonogram:
     """Read the game ID in ``text`` (blank lines and spaces around it are allowed).
 
     Errors raise :class:`~.puzzle.NonogramError` reading "NAME, line N, column M:
-    what was found, what was expected".
+    what was found, what was expected"; ``first_line`` is the number of the text's
+    first line in ``NAME`` (a puzzle of a ``.nonpack`` bundle starts further down).
     """
     lines = _LINE.split(text)
-    found = [(number, line) for number, line in enumerate(lines, start=1) if line.strip(" \t")]
+    found = [(number, line) for number, line in enumerate(lines, start=first_line) if line.strip(" \t")]
     if not found:
-        raise NonogramError(f"{name}, line 1, column 1: expected a game ID 'WxH:clues', found no text")
+        raise NonogramError(f"{name}, line {first_line}, column 1: expected a game ID 'WxH:clues', found no text")
     number, line = found[0]
     if len(found) > 1:
         extra_number, extra = found[1]

@@ -14,7 +14,7 @@
      node) goes on for ``FIRST_WORK * 2**r`` more line solves.  It is complete: when
      it has closed every branch, there is no answer.
    * **search**: the domain-wall model of the cells still undecided after step 1
-     (:func:`~.model.build_model` with ``known``; built at its first turn, once the
+     (:func:`~qlib.puzzles.nonogram.model.build_model` with ``known``; built at its first turn, once the
      time left allows building it) is minimised with the focused search
      (:func:`qlib.solve`, ``max_steps = FIRST_STEPS * 2**r``, seed ``seed + r``;
      with simulated annealing, ``max_rounds = 2**r``).
@@ -52,6 +52,7 @@ from .parsing import parse
 from .puzzle import Nonogram
 from .rules import is_solution
 
+#: The methods :func:`solve` takes (``method="auto"`` or ``"search"``).
 METHODS = ("auto", "search")
 #: Line solves of backtracking in the first round of ``method="auto"``; doubled every round.
 FIRST_WORK = 4096

@@ -29,7 +29,9 @@ methods and ``check``), :mod:`.exact` (the SAT reference solver),
 :mod:`.counter` (the exact backtracking counter, :func:`count_solutions`, with
 its numba kernels in :mod:`.propagation`), :mod:`.generator` (boards with a
 proved unique answer, :func:`generate`), :mod:`.bonus` (the straight-edge bonus
-QUBO and its exact check) and :mod:`.display`.
+QUBO and its exact check), :mod:`.single_loop` (a QUBO with auxiliary variables
+whose ground states are exactly the single-loop answers, :func:`build_single_loop_model`)
+and :mod:`.display`.
 
 The verbs match the other puzzle modules: :func:`parse`, :func:`build_model`,
 :func:`solve`, :func:`decode`, :func:`check`, :func:`render_text`, :func:`draw`.
@@ -46,6 +48,7 @@ from .formulation import CUTS, EDGE_CUTS, FORMULATIONS, decode, forbid_loop
 from .model import SlitherlinkModel, build_model, model_sizes
 from .presolve import presolve
 from .solve import METHODS, SlitherlinkResult, check, is_solution, loop_cuts, solve, warmup
+from .single_loop import SingleLoopModel, build_single_loop_model
 from .sweep import sweep_task
 from .counter import BacktrackSearch, count_solutions
 from .generator import SHIPPED, UnverifiedBoardError, board_from_mask, generate, generate_dense, random_loop
@@ -59,4 +62,5 @@ __all__ = [
     "sweep_task", "cell_edges_mask", "draw_cells",
     "count_solutions", "Count", "CountStatus", "StopReason", "BacktrackSearch", "generate", "generate_dense", "random_loop",
     "board_from_mask", "UnverifiedBoardError", "SHIPPED", "bonus", "counter", "generator",
+    "SingleLoopModel", "build_single_loop_model",
 ]

@@ -3,10 +3,11 @@
 :func:`parse` reads a file (a :class:`pathlib.Path` or a file name), a
 puzz.link URL or an sgt-puzzles Loopy game ID; :func:`parse_text` reads the text
 of a board; :func:`parse_url` a puzz.link / pzprjs URL
-(``https://puzz.link/p?slither/COLS/ROWS/BODY``), which :meth:`Board.to_url`
+(``https://puzz.link/p?slither/COLS/ROWS/BODY``), which :meth:`Board.to_url <qlib.puzzles.slitherlink.Board.to_url>`
 writes; :func:`parse_loopy` a game ID of Simon Tatham's Loopy
 (``10x10t0:b2a211...``, what ``sgt-loopy --generate 1 '10x10t0dh#SEED'`` prints),
-which :meth:`Board.to_loopy` writes.  Every error is a :class:`SlitherlinkError` whose
+which :meth:`Board.to_loopy <qlib.puzzles.slitherlink.Board.to_loopy>` writes.  Every error is a
+:class:`~qlib.puzzles.slitherlink.SlitherlinkError` whose
 message reads ``NAME, line N, column M: what was found and what was expected``
 (a file that cannot be opened at all: ``NAME: why``).
 """
@@ -15,7 +16,7 @@ from __future__ import annotations
 
 import os
 import re
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 from ..loops import Grid, grid
 from ..sourcefile import decode_utf8, read_bytes
@@ -23,7 +24,10 @@ from . import loopy
 from . import syntax
 from .syntax import FOUR, MAX_SIDE, SPACE, SlitherlinkError, SlitherlinkFileNotFoundError
 
+#: The characters of a cell in the row format: '.' (no clue) and the clues 0-3.
 CLUE_CHARS = ".0123"
+#: The character of a clue whose number is unknown ("?", ``.`` in a puzz.link URL) in the text formats.
+UNKNOWN_CHAR = "?"
 
 
 # -----------------------------------------------------------------------------
@@ -31,23 +35,47 @@ CLUE_CHARS = ".0123"
 # -----------------------------------------------------------------------------
 @dataclass(frozen=True)
 class Board:
-    """A Slitherlink board: ``clues[i][j]`` is 0-3 or None (no clue)."""
+    """A Slitherlink board: ``clues[i][j]`` is 0-3 or None (no clue).
+
+    A clue 4 is taken on a 1x1 board only, whose answer is then the four sides of its
+    cell (``syntax.FOUR``, the message, says why a larger board with a 4 is refused).
+    ``unknown`` holds the cells ``(i, j)`` whose clue is "?" (pzprjs's unknown number,
+    ``.`` in a puzz.link URL, ``?`` in the text formats): such a cell's clue is None, for
+    a "?" puts no bound on how many of its sides the loop uses, and every solver and
+    counter reads it as a cell without a clue.  The set is kept so that the board is
+    written back as it was read (``to_url``, ``to_text``); it takes part in
+    ``==`` but not in ``repr``.
+    """
 
     clues: tuple
+    unknown: frozenset = field(default=frozenset(), repr=False)
 
     def __post_init__(self):
         clues = tuple(tuple(row) for row in self.clues)
         if not clues or not clues[0]:
             raise ValueError("a board needs at least one row and one column")
         width = len(clues[0])
+        one_cell = len(clues) == 1 and width == 1
         for i, row in enumerate(clues):
             if len(row) != width:
                 raise ValueError(f"row {i} has {len(row)} cells, expected {width} like row 0")
             for j, c in enumerate(row):
-                if c is not None and (isinstance(c, bool) or c not in (0, 1, 2, 3)):
+                if c is not None and (isinstance(c, bool) or c not in (0, 1, 2, 3, 4)):
                     raise ValueError(f"clue ({i},{j}) is {c!r}; clues are 0, 1, 2, 3 or None")
+                if c == 4 and not one_cell:
+                    raise ValueError(f"clue ({i},{j}): {FOUR}")
+        try:
+            unknown = frozenset((int(i), int(j)) for i, j in self.unknown)
+        except (TypeError, ValueError):
+            raise TypeError(f"unknown must hold (row, column) pairs, got {self.unknown!r}") from None
+        for i, j in sorted(unknown):
+            if not (0 <= i < len(clues) and 0 <= j < width):
+                raise ValueError(f"unknown cell ({i},{j}) is outside the {len(clues)}x{width} board")
+            if clues[i][j] is not None:
+                raise ValueError(f"unknown cell ({i},{j}) has the clue {clues[i][j]!r}: a '?' cell has no number")
         object.__setattr__(self, "clues", tuple(tuple(None if c is None else int(c) for c in row)
                                                 for row in clues))
+        object.__setattr__(self, "unknown", unknown)
 
     @property
     def rows(self) -> int:
@@ -70,18 +98,22 @@ class Board:
         return [(i, j, n) for i, row in enumerate(self.clues) for j, n in enumerate(row) if n is not None]
 
     def to_text(self) -> str:
-        """The board in the one-row-per-line format ('.' for no clue)."""
-        return "\n".join("".join("." if c is None else str(c) for c in row) for row in self.clues) + "\n"
+        """The board in the one-row-per-line format ('.' for no clue, '?' for an unknown one)."""
+        return "\n".join("".join(_cell_char(self, i, j, ".") for j in range(self.cols))
+                         for i in range(self.rows)) + "\n"
 
     def to_url(self) -> str:
         """The board as a puzz.link URL, ``https://puzz.link/p?slither/COLS/ROWS/BODY``.
 
         The body is pzprjs's encoding of Slitherlink clues, cell by cell row-major from
         the top left: ``0``-``4`` a clue; ``5``-``9`` a clue (minus 5) and one blank;
-        ``a``-``e`` a clue (minus 10) and two blanks; ``g``-``z`` 1 to 20 blanks.  It is
-        the string pzprjs itself writes, so that URLs compare equal.
+        ``a``-``e`` a clue (minus 10) and two blanks; ``g``-``z`` 1 to 20 blanks; ``.`` an
+        unknown clue ("?").  It is the string pzprjs itself writes (``encode4Cell`` and,
+        after a body that ends in ``.``, the ``/`` its ``outputURLData`` adds), so that URLs
+        compare equal: every form :func:`parse_url` reads has this canonical form.
         """
-        return f"https://puzz.link/p?slither/{self.cols}/{self.rows}/{_encode_body(self)}"
+        body = _encode_body(self)
+        return f"https://puzz.link/p?slither/{self.cols}/{self.rows}/{body}" + ("" if body[-1].isalnum() else "/")
 
     @classmethod
     def from_url(cls, url: str) -> "Board":
@@ -95,7 +127,8 @@ class Board:
         the top left: a digit is a clue, a letter ``a``-``z`` a run of 1 to 26 cells
         without a clue (longer runs are split, ``z`` first), as Loopy's own
         ``state_to_text`` writes it, so IDs compare equal.  ``sgt-loopy`` opens it
-        (``sgt-loopy '10x10t0:...'``); :func:`parse_loopy` reads it back.
+        (``sgt-loopy '10x10t0:...'``); :func:`parse_loopy` reads it back.  Loopy has no
+        unknown clue: a "?" cell (in ``unknown``) is written as a cell without a clue.
         """
         return f"{self.cols}x{self.rows}t0:{loopy.encode(self.clues)}"
 
@@ -108,10 +141,18 @@ class Board:
         return render_text(self)
 
 
+def _cell_char(board: Board, i: int, j: int, blank: str) -> str:
+    """How the text formats write cell (i, j): its clue, '?' for an unknown one, else ``blank``."""
+    c = board.clues[i][j]
+    if c is not None:
+        return str(c)
+    return UNKNOWN_CHAR if (i, j) in board.unknown else blank
+
+
 # Lines end at "\n", "\r\n" or "\r" only: str.splitlines() also splits at form feeds,
 # U+2028 and other characters, and its line numbers would then disagree with editors'.
 _NEWLINE = re.compile(r"\r\n|\r|\n")
-_URL_STARTS = ("http://", "https://", "puzz.link/", "pzv.jp/")
+_URL_STARTS = ("http://", "https://", "puzz.link/", "www.puzz.link/", "pzv.jp/", "pzprxs.vercel.app/")
 # A Loopy game ID: a number, then parameter letters and digits, then ':' ('#' for a seed ID), or
 # the parameters alone in full (WxHtT, the description missing).  A file name such as
 # "10x10.txt" starts the same way but has neither; a row of clues holds only '.' and 0-3.
@@ -142,22 +183,24 @@ def parse(source) -> Board:
     """Read a board from a file, a puzz.link URL, a Loopy game ID, a list of row strings, or a :class:`Board`.
 
     ``source`` is a :class:`pathlib.Path` or a file name (str), a str starting with
-    ``http://``, ``https://`` or ``puzz.link/`` (read by :func:`parse_url`), a str
+    ``http://``, ``https://``, ``puzz.link/``, ``www.puzz.link/``, ``pzv.jp/`` or
+    ``pzprxs.vercel.app/`` (read by :func:`parse_url`), a str
     that starts with a number and has a ':' after its parameters (an sgt-puzzles
     Loopy game ID such as ``10x10t0:b2a211...``, read by :func:`parse_loopy`), a list of
     row strings, or a Board (returned unchanged).  A str is never guessed to be a text:
     use :func:`parse_text` for the text of a board; only a str that holds a line break
     (which no file name does) or is empty is still read as a text, for older callers.
 
-    Row format: one line per row, '.' for no clue, digits 0-3 for clues
-    (blank lines are skipped).  Lattice format, as drawn by :func:`render_text`
-    and the tutorial: rows of ``+   +   +`` alternating with rows holding each
-    clue centred in its 4-character cell; drawn edges (``---``, ``|``) are
-    ignored.  A file may also hold a single puzz.link URL or a single Loopy game
+    Row format: one line per row, '.' for no clue, digits 0-3 for clues, '?' for a
+    clue whose number is unknown (see :class:`Board`; blank lines are skipped).
+    Lattice format, as drawn by :func:`render_text` and the tutorial: rows of
+    ``+   +   +`` alternating with rows holding each clue centred in its 4-character
+    cell; drawn edges (``---``, ``|``) are ignored.  In both, a 1x1 board may hold the
+    clue 4.  A file may also hold a single puzz.link URL or a single Loopy game
     ID (on one line; only the square grid ``t0``).  Files are UTF-8 (a
-    byte-order mark is skipped).  Errors raise :class:`SlitherlinkError`, whose
+    byte-order mark is skipped).  Errors raise :class:`~qlib.puzzles.slitherlink.SlitherlinkError`, whose
     message names the file (``<text>``, ``<url>``), the line and the column; a
-    missing file raises :class:`SlitherlinkFileNotFoundError` (also a FileNotFoundError).
+    missing file raises :class:`~qlib.puzzles.slitherlink.SlitherlinkFileNotFoundError` (also a FileNotFoundError).
     """
     if isinstance(source, Board):
         return source
@@ -218,8 +261,15 @@ def _parse_lines(name: str, lines: list[str]) -> Board:
     return _parse_rows(name, content)
 
 
+def _board(name, rows, unknown, four) -> Board:
+    """The Board of the clue rows read; ``four`` is where the first clue 4 stood ((line, column) or None)."""
+    if four is not None and (len(rows) > 1 or len(rows[0]) > 1):
+        syntax.fail(name, four[0], four[1], FOUR)
+    return Board(tuple(rows), frozenset(unknown))
+
+
 def _parse_rows(name, content) -> Board:
-    rows = []
+    rows, unknown, four = [], [], None
     first_line = None
     for lineno, line in content:
         indent = len(line) - len(line.lstrip(SPACE))
@@ -229,12 +279,16 @@ def _parse_rows(name, content) -> Board:
             col = indent + k + 1
             if ch == ".":
                 row.append(None)
-            elif ch in "0123":
+            elif ch in "01234":
                 row.append(int(ch))
-            elif ch == "4":
-                syntax.fail(name, lineno, col, FOUR)
+                if ch == "4" and four is None:
+                    four = (lineno, col)
+            elif ch == UNKNOWN_CHAR:
+                unknown.append((len(rows), len(row)))
+                row.append(None)
             else:
-                syntax.fail(name, lineno, col, f"unexpected character {ch!r}: expected '.' (no clue) or a clue 0-3")
+                syntax.fail(name, lineno, col, f"unexpected character {ch!r}: expected '.' (no clue), a clue 0-3 "
+                                               f"or '?' (a clue whose number is unknown)")
         if rows and len(row) != len(rows[0]):
             width = len(rows[0])
             col = indent + min(len(row), width) + 1
@@ -244,7 +298,7 @@ def _parse_rows(name, content) -> Board:
         if not rows:
             first_line = lineno
         rows.append(tuple(row))
-    return Board(tuple(rows))
+    return _board(name, rows, unknown, four)
 
 
 def _parse_lattice(name, numbered, content) -> Board:
@@ -278,7 +332,7 @@ def _parse_lattice(name, numbered, content) -> Board:
         if len(line) > 4 * cols + 1:
             fail(n, 4 * cols + 1, f"expected the end of the lattice row ({cols} cells, as in line {n0})")
 
-    clues = []
+    clues, unknown, fours = [], [], []
 
     def cell_row(n, line):
         if len(line) > 4 * cols + 1:
@@ -296,12 +350,16 @@ def _parse_lattice(name, numbered, content) -> Board:
             ch = line[4 * j + 2]
             if ch in " .":
                 row.append(None)
-            elif ch in "0123":
+            elif ch in "01234":
                 row.append(int(ch))
-            elif ch == "4":
-                fail(n, 4 * j + 2, FOUR)
+                if ch == "4":
+                    fours.append((n, indent + 4 * j + 3))
+            elif ch == UNKNOWN_CHAR:
+                unknown.append((len(clues), len(row)))
+                row.append(None)
             else:
-                fail(n, 4 * j + 2, f"unexpected character {ch!r}: expected a clue 0-3 or a space")
+                fail(n, 4 * j + 2, f"unexpected character {ch!r}: expected a clue 0-3, '?' (an unknown clue) "
+                                   f"or a space")
         clues.append(tuple(row))
 
     for k, (n, line) in enumerate(block):
@@ -311,26 +369,41 @@ def _parse_lattice(name, numbered, content) -> Board:
         syntax.fail(name, n, indent + 1, "expected a closing lattice row '+   +   + ... +' after the last row of cells")
     if len(block) < 3:
         syntax.fail(name, n0 + 1, indent + 1, "expected a row of cells after the first lattice row")
-    return Board(tuple(clues))
+    return _board(name, clues, unknown, fours[0] if fours else None)
 
 
 # -----------------------------------------------------------------------------
 # puzz.link / pzprjs URLs
 # -----------------------------------------------------------------------------
 _BLANK_RUN = "ghijklmnopqrstuvwxyz"  # 1 to 20 cells without a clue
+# pzprjs's names of the puzzle (pzpr.variety: the pid 'slither' and its kanpen alias 'slitherlink'), and the
+# mode suffixes its URL parser takes off the name (parser.js, parseURLType)
+_PIDS = ("slither", "slitherlink")
+_MODES = ("_edit", "_play")
+_QUERY_OPTION = re.compile(r"(\w+)=(\w+)&")  # ?type=editor&slither/... : options before the puzzle's name
+_PFLAG = re.compile(r"[A-Za-z]+\Z")           # the option letters of pzprjs's 'pflag' segment (slither: 'f')
 
 
 def parse_url(url: str, name: str = "<url>") -> Board:
     """The board of a puzz.link / pzprjs Slitherlink URL.
 
-    Read: ``https://puzz.link/p?slither/COLS/ROWS/BODY`` (columns first; cells
-    row-major from the top left), also ``http://``, no scheme (``puzz.link/p?...``),
-    ``https://pzv.jp/p.html?slither/...``, the editor's ``p?slither_edit/...`` and a
-    leading ``v:`` segment before the sizes.  BODY characters: ``0``-``4`` a clue;
-    ``5``-``9`` the clue c-5 and one blank; ``a``-``e`` the clue c-10 and two
-    blanks; ``g``-``z`` 1 to 20 blanks.  A clue 4 and the unknown clue ``.``
-    ("?") are not accepted.  Errors raise :class:`SlitherlinkError` naming
-    ``name``, line 1 and the column in the URL.
+    Read as pzprjs reads it (``parser.js`` and ``decode4Cell``):
+    ``https://puzz.link/p?slither/COLS/ROWS/BODY`` (columns first; cells row-major
+    from the top left) on any host (``puzz.link``, ``www.puzz.link``, ``pzv.jp/p.html``,
+    ``pzprxs.vercel.app/p``, ...), with or without ``http(s)://``; the puzzle's name
+    ``slither`` or ``slitherlink``, either with the mode suffix ``_edit`` or ``_play``;
+    options ``NAME=VALUE&`` before the name (``?type=player&slither/...``); a ``v:...``
+    segment and a segment of option letters (pzprjs's pflag, such as ``f``) before the
+    sizes; a ``#fragment`` (which a browser never hands to pzprjs) is ignored.  BODY
+    characters: ``0``-``4`` a clue; ``5``-``9`` the clue c-5 and one blank; ``a``-``e``
+    the clue c-10 and two blanks; ``g``-``z`` 1 to 20 blanks; ``.`` a clue whose number
+    is unknown ("?", kept in ``Board.unknown``, no constraint on the count).  As in
+    pzprjs, a body that ends early leaves the remaining cells without a clue, a run
+    may reach past the last cell, and what follows a complete body is ignored.  A
+    clue 4 is read on a 1x1 board only (see :class:`Board`).  Unlike pzprjs, which
+    reads any other character as one blank cell, qlib refuses it.  Errors raise
+    :class:`~qlib.puzzles.slitherlink.SlitherlinkError` naming ``name``, line 1 and the column in the URL.
+    :meth:`Board.to_url <qlib.puzzles.slitherlink.Board.to_url>` writes the canonical form of every URL read here.
     """
     if not isinstance(url, str):
         raise TypeError(f"parse_url() takes a str, got {type(url).__name__}")
@@ -343,23 +416,36 @@ def _parse_url(line: str, name: str, lineno: int) -> Board:
     url, fail = syntax.located(line, name, lineno)
 
     expected = "expected a Slitherlink URL such as https://puzz.link/p?slither/COLS/ROWS/BODY"
+    hash_at = url.find("#")
+    if hash_at >= 0:
+        url = url[:hash_at]  # the fragment: not part of what pzprjs reads
     query = url.find("?")
     if query < 0:
         fail(len(url), f"no '?' in the URL: {expected}")
-    # the segments after '?', each with its position in the URL
-    segments, position = [], query + 1
-    for part in url[query + 1:].split("/"):
+    at = query + 1
+    while True:  # options such as type=player& before the puzzle's name
+        option = _QUERY_OPTION.match(url, at)
+        if option is None:
+            break
+        at = option.end()
+    # the segments after the options, each with its position in the URL
+    segments, position = [], at
+    for part in url[at:].split("/"):
         segments.append((position, part))
         position += len(part) + 1
     at, kind = segments.pop(0)
-    if kind not in ("slither", "slither_edit"):
-        fail(at, f"the URL is for the puzzle type {kind!r}: {expected}")
+    pid = next((kind[:-len(mode)] for mode in _MODES if kind.endswith(mode)), kind)  # one suffix at most
+    if pid not in _PIDS:
+        fail(at, f"the URL is for the puzzle type {kind!r}: {expected} (the name slither or slitherlink, "
+                 f"optionally with _edit or _play)")
     while segments and ":" in segments[0][1]:
         segments.pop(0)  # a variant or option segment such as 'v:'
+    if len(segments) > 2 and _PFLAG.match(segments[0][1]):
+        segments.pop(0)  # pzprjs's option letters (pflag), which change nothing in the clues
     sizes = []
     for what in ("the number of columns", "the number of rows"):
         if not segments:
-            fail(len(url), f"the URL ends early: expected {what} (COLS/ROWS/BODY after 'slither/')")
+            fail(len(url), f"the URL ends early: expected {what} (COLS/ROWS/BODY after {kind + '/'!r})")
         at, text = segments.pop(0)
         if not text or not text.isascii() or not text.isdigit():
             fail(at, f"expected {what} (a whole number), found {text!r}")
@@ -368,18 +454,17 @@ def _parse_url(line: str, name: str, lineno: int) -> Board:
             fail(at, f"expected {what} between 1 and {MAX_SIDE}, found {text}")
         sizes.append(value)
     cols, rows = sizes
-    if not segments:
-        fail(len(url), "the URL ends early: expected the body (the clues) after the sizes")
-    at, body = segments.pop(0)
-    for extra_at, extra in segments:
-        if extra:
-            fail(extra_at - 1, f"unexpected '/{extra}' after the body: expected the end of the URL")
+    at = segments[0][0] if segments else len(url)
+    body = url[at:]
+    if body.endswith("/"):
+        body = body[:-1]  # the '/' pzprjs writes after a body that does not end in a letter or digit
     count = rows * cols
     cells: list = [None] * count
+    unknown, four = [], None
     cell = 0
     for k, ch in enumerate(body):
         if cell >= count:
-            fail(at + k, f"unexpected {ch!r} after the last of the {count} cells: expected the end of the URL")
+            break  # pzprjs stops at the last cell and ignores the rest
         if "0" <= ch <= "4":
             clue, skip = ord(ch) - ord("0"), 0
         elif "5" <= ch <= "9":
@@ -389,38 +474,40 @@ def _parse_url(line: str, name: str, lineno: int) -> Board:
         elif ch in _BLANK_RUN:
             clue, skip = None, _BLANK_RUN.index(ch)
         elif ch == ".":
-            fail(at + k, "the clue '?' (an unknown number, '.' in the URL) is not supported by qlib: "
-                         "expected a clue 0-3 or a run of blanks")
+            clue, skip = None, 0
+            unknown.append(divmod(cell, cols))
         else:
             fail(at + k, f"unexpected character {ch!r}: expected a clue 0-4, 5-9 or a-e (a clue followed "
-                         f"by blanks) or g-z (1 to 20 blanks)")
-        if clue == 4:
-            fail(at + k, FOUR)
+                         f"by blanks), g-z (1 to 20 blanks) or '.' (a clue whose number is unknown)")
+        if clue == 4 and four is None:
+            four = at + k
         cells[cell] = clue
         cell += 1 + skip
-    if cell < count:
-        fail(at + len(body), f"the body ends after {cell} of the {rows}x{cols} = {count} cells: "
-                             f"expected more clues or blanks (is the URL cut short?)")
-    return Board(tuple(tuple(cells[i * cols:(i + 1) * cols]) for i in range(rows)))
+    if four is not None and count > 1:
+        fail(four, FOUR)
+    return Board(tuple(tuple(cells[i * cols:(i + 1) * cols]) for i in range(rows)), frozenset(unknown))
 
 
 def _encode_body(board: Board) -> str:
     """pzprjs's ``encode4Cell``: the same string puzz.link writes for these clues."""
     flat = [c for row in board.clues for c in row]
+    marked = [c is not None or divmod(k, board.cols) in board.unknown for k, c in enumerate(flat)]
     n = len(flat)
     out, blanks, cell = [], 0, 0
     while cell < n:
         clue = flat[cell]
         piece = ""
         if clue is not None:
-            if cell + 1 < n and flat[cell + 1] is not None:
-                piece = str(clue)
-            elif cell + 2 < n and flat[cell + 2] is not None:
-                piece = str(5 + clue)
+            if cell + 1 < n and marked[cell + 1]:
+                piece = "01234"[clue]
+            elif cell + 2 < n and marked[cell + 2]:
+                piece = "56789"[clue]
                 cell += 1
             else:
-                piece = "abcd"[clue]
+                piece = "abcde"[clue]
                 cell += 2
+        elif marked[cell]:
+            piece = "."
         else:
             blanks += 1
         if blanks == 0:
@@ -454,8 +541,7 @@ def render_text(board, h=None, v=None) -> str:
         for j in range(C + 1):
             line += "|" if mask[g.v_index(i, j)] else " "
             if j < C:
-                c = board.clues[i][j]
-                line += f" {' ' if c is None else c} "
+                line += f" {_cell_char(board, i, j, ' ')} "
         out.append(line.rstrip())
     return "\n".join(out) + "\n"
 
@@ -464,7 +550,7 @@ def parse_loopy(game_id: str, name: str = "<loopy>") -> Board:
     """The board of a game ID of Simon Tatham's Loopy (sgt-puzzles): ``WIDTHxHEIGHTt0:DESCRIPTION``.
 
     See :func:`.loopy.parse_loopy` for what is read; errors raise
-    :class:`SlitherlinkError` naming ``name``, line 1 and the column.
+    :class:`~qlib.puzzles.slitherlink.SlitherlinkError` naming ``name``, line 1 and the column.
     """
     return Board(loopy.parse_loopy(game_id, name))
 

@@ -276,9 +276,10 @@ _INT64_MAX = (1 << 63) - 1
 
 
 class BacktrackSearch:
-    """The exact counter's search on one board, resumable: :meth:`advance` runs it for a node budget.
+    """The exact counter's search on one board, resumable: :meth:`~BacktrackSearch.advance` runs it for a node budget.
 
-    Holds the search's :class:`Lattice` and :class:`SearchState` (see
+    Holds the search's :class:`~qlib.puzzles.slitherlink.counter.Lattice` and
+    :class:`~qlib.puzzles.slitherlink.counter.SearchState` (see
     :func:`count_solutions` for the propagation and the options).  The search
     is deterministic: the same board, options and budgets give the same nodes,
     answers and order, so a caller can interleave it with another search and

@@ -1,4 +1,4 @@
-"""Slitherlink drawings: text (:func:`render_text`) and matplotlib (:func:`draw`)."""
+"""Slitherlink drawings: text (:func:`~qlib.puzzles.slitherlink.render_text`) and matplotlib (:func:`draw`)."""
 
 from __future__ import annotations
 

@@ -164,7 +164,7 @@ def decode(sm: SlitherlinkModel, solution) -> np.ndarray:
 class Formulation:
     """How a form builds its model, reads edges from a state, and forbids a loop.
 
-    ``build(board)``: the :class:`SlitherlinkModel`; ``decode_state(sm,
+    ``build(board)``: the :class:`~qlib.puzzles.slitherlink.SlitherlinkModel`; ``decode_state(sm,
     compiled, state)``: the edge mask; ``forbid(sm, loop)``: what to add to the
     model (outer iteration); ``loop_literals(sm, compiled, loop)``: the same
     as cuts for the lazy search, lists of ``(columns, negated)``;
@@ -176,7 +176,7 @@ class Formulation:
     lazy = True
 
     def build(self, board, **options) -> SlitherlinkModel:
-        """The board's :class:`SlitherlinkModel` in this formulation."""
+        """The board's :class:`~qlib.puzzles.slitherlink.SlitherlinkModel` in this formulation."""
         raise NotImplementedError
 
     def decode_state(self, sm, compiled, state) -> np.ndarray:

@@ -197,7 +197,7 @@ def random_region(rows: int, cols: int, seed: int, fill: float | None = None) ->
 
 
 def random_loop(rows: int, cols: int, seed: int, fill: float | None = None) -> np.ndarray:
-    """A random single loop: the boundary of :func:`random_region` (uint8 edge mask).
+    """A random single loop: the boundary of :func:`~.generator.random_region` (uint8 edge mask).
 
     The mask is in the flat edge order of :class:`qlib.puzzles.loops.Grid`;
     every lattice point has degree 0 or 2 and the edges form one loop.
@@ -247,11 +247,11 @@ def _unique_loop(rows, cols, rng, max_nodes, time_limit):
 
 def generate(rows: int, cols: int, seed: int, keep: float = 0.0, *, max_nodes: int | None = 2_000_000,
              check_time_limit: float | None = None, time_limit: float | None = None, verify: bool = True, log=None):
-    """A board with a unique answer (proved by :func:`count_solutions`) and its answer mask.
+    """A board with a unique answer (proved by :func:`~qlib.puzzles.slitherlink.count_solutions`) and its answer mask.
 
     A random loop (:func:`random_loop`) gives every clue, and the full board is
     proved unique.  Clues are then tried for removal in random order; a removal
-    stays only if :func:`count_solutions` proves the board still has exactly
+    stays only if :func:`~qlib.puzzles.slitherlink.count_solutions` proves the board still has exactly
     one answer.  The check uses what is known: the board before the removal
     has exactly one answer, the loop, so the board without the clue ``n`` of
     cell ``(i, j)`` is unique exactly when it has no answer in which that cell
@@ -327,7 +327,7 @@ def generate_dense(rows: int, cols: int, seed: int, fraction: float = 0.6):
     """A board keeping a random ``fraction`` of a random loop's clues, and the loop's mask.
 
     Uniqueness is NOT proved (nor checked): the board may have other answers.
-    Use :func:`count_solutions` to check it, or :func:`generate` for a proved
+    Use :func:`~qlib.puzzles.slitherlink.count_solutions` to check it, or :func:`generate` for a proved
     unique board.  Returns ``(board, mask)``.
     """
     rows, cols = _check_size(rows, cols)

@@ -26,9 +26,9 @@ def parse_loopy(game_id: str, name: str = "<loopy>") -> tuple:
     cells without a clue.  A clue 4, the clues above 4 (``5``-``9``, ``A``-``Z``) that
     Loopy's other grids use, the grid description (``..._``) of its aperiodic grids
     and a random-seed ID (``PARAMS#SEED``, which names a puzzle only through
-    sgt-loopy's generator) are not accepted.  Errors raise :class:`SlitherlinkError`
+    sgt-loopy's generator) are not accepted.  Errors raise :class:`~qlib.puzzles.slitherlink.SlitherlinkError`
     naming ``name``, line 1 and the column in the ID.  Returns the clue rows
-    (:func:`qlib.puzzles.slitherlink.parse_loopy` makes the :class:`Board`).
+    (:func:`qlib.puzzles.slitherlink.parse_loopy` makes the :class:`~qlib.puzzles.slitherlink.Board`).
     """
     if not isinstance(game_id, str):
         raise TypeError(f"parse_loopy() takes a str, got {type(game_id).__name__}")

@@ -4,7 +4,7 @@ A closed loop is a connected set of drawn edges whose points all have degree 2.
 If one alone satisfies every clue it is the answer; otherwise it can be
 forbidden, because no proper subset of a cycle's edges is a cycle, so a loop
 that is not the answer is never part of it.  The formulation says how a loop
-is forbidden in its own variables (:meth:`Formulation.loop_literals`).
+is forbidden in its own variables (:meth:`Formulation.loop_literals <.formulation.Formulation.loop_literals>`).
 """
 
 from __future__ import annotations

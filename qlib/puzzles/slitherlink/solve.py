@@ -291,7 +291,7 @@ _CUT_OPTIONS = {"cut_energy": "energy", "cut_interval": "interval", "cut_weight"
 
 
 def loop_cuts(sm: SlitherlinkModel, compiled, *, cut: str | None = None, **options) -> LazyCuts:
-    """Lazy loop cuts for ``sm``: its formulation's separation function in a :class:`LazyCuts`."""
+    """Lazy loop cuts for ``sm``: its formulation's separation function in a :class:`~qlib.solvers.focused.LazyCuts`."""
     spec = FORMULATIONS[cut] if cut else formulation_of(sm)
     return LazyCuts(spec.separation(sm, compiled), **options)
 
@@ -461,7 +461,7 @@ def _rounds(run, exact, options, cut_options, user_steps):
         steps *= 2
 
 
-#: Solving methods by name: each takes a prepared :class:`_Run` and returns the result.
+#: Solving methods by name: each takes a prepared run (``_Run``) and returns the result.
 METHODS: dict[str, Callable[[_Run], SlitherlinkResult]] = {"lazy": _lazy, "outer": _outer}
 
 _WARM = {}

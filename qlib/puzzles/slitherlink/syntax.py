@@ -16,9 +16,13 @@ def fail(name: str, line: int, column: int, message: str):
     raise SlitherlinkError(f"{name}, line {line}, column {column}: {message}")
 
 
-#: Why a clue 4 is refused, in every format.
-FOUR = ("a clue 4 is not accepted: it asks for all four sides of the cell, which close a 1x1 "
-        "loop on their own, so no single loop can pass through any other cell")
+#: Why a clue 4 is refused on a board larger than 1x1, in every format.  Its four sides close a loop by
+#: themselves, and a single loop that holds them is that square and nothing more (each corner already has
+#: its two edges): the board's only possible answer, which one clue decides.  On a 1x1 board that square
+#: is the answer, and a 4 is read there (``Board`` takes it).
+FOUR = ("a clue 4 is not accepted on a board larger than 1x1: its four sides close a loop by themselves, "
+        "so the only possible answer is the square around this one cell (none if another clue disagrees); "
+        "a 4 is read only on a 1x1 board, whose answer that square is")
 #: The largest side a board may have, in every format.
 MAX_SIDE = 999
 #: What counts as blank around a line.
