@@ -122,7 +122,7 @@ def sa_row(compiled, backend, replicas, sweeps, seed, cap, cores):
                      num_sweeps=sweeps, max_rounds=1, **options)
     seconds = float(sol.info["seconds"])
     complete = sol.info["stop_reason"] == "max_rounds"
-    updates = replicas * sweeps * compiled.num_vars if complete else None
+    updates = replicas * sweeps * compiled.var_count if complete else None
     return dict(backend=backend, replicas=replicas, sweeps=sweeps, seconds=seconds, energy=float(sol.energy),
                 stop=sol.info["stop_reason"], updates=updates,
                 updates_per_second=None if updates is None else updates / max(seconds, 1e-9),
@@ -234,7 +234,7 @@ def main(argv=None) -> int:
         t0 = time.perf_counter()
         sm = spec.build(board)
         compiled = spec.compile(sm)
-        log(f"{name}: {compiled.num_vars} variables, {compiled.num_terms} terms, {compiled.num_rows} rows "
+        log(f"{name}: {compiled.var_count} variables, {compiled.term_count} terms, {compiled.num_rows} rows "
             f"(built in {time.perf_counter() - t0:.2f} s)")
         runs = [("cpu", work["cpu_replicas"])] + [("gpu", p) for p in work["gpu_replicas"]]
         for backend, replicas in runs:
@@ -257,7 +257,7 @@ def main(argv=None) -> int:
     if fits(2 * work["sa_cap"]):
         t0 = time.perf_counter()
         compiled = qubo_model(work["qubo"])
-        log(f"{qname}: {compiled.num_vars} variables, {compiled.num_terms} terms (built in "
+        log(f"{qname}: {compiled.var_count} variables, {compiled.term_count} terms (built in "
             f"{time.perf_counter() - t0:.1f} s)")
         for backend, (replicas, sweeps) in (("cpu", work["sa_cpu"]), ("gpu", work["sa_gpu"])):
             row = dict(workload=qname, search="sa", backend=backend, replicas=replicas)

@@ -86,6 +86,7 @@ HERE = Path(__file__).resolve().parent
 if str(HERE) not in sys.path:
     sys.path.insert(0, str(HERE))
 
+from progress import Progress  # noqa: E402
 from provenance import code_fingerprint, machine, qlib_commit  # noqa: E402
 
 import qubo_workloads as W  # noqa: E402
@@ -188,7 +189,9 @@ def measure_rate(solver, prep, problem, sweeps, reads, threads=1, repeats=1) -> 
 def rates_phase(problems, preps, solvers, config, log) -> dict:
     out = {}
     S = config["rate_sweeps"]
+    bar = Progress(len(problems), "rates")
     for name, p in problems.items():
+        bar.step(name)
         reads = max(1, round(config["rate_updates"] / (S * p.n)))
         row = {}
         for s in solvers.values():
@@ -206,6 +209,7 @@ def rates_phase(problems, preps, solvers, config, log) -> dict:
         out[name] = row
         log(f"  rate {name:16s} " + "  ".join(
             f"{k} {v['rate'] / 1e6:.1f}M" if v.get("rate") else f"{k} n/a" for k, v in row.items()), flush=True)
+    bar.close()
     return out
 
 
@@ -660,7 +664,7 @@ def main(argv=None, log=print):
         p = w.build()
         build = time.perf_counter() - t0
         problems[w.name] = p
-        results["workloads"][w.name] = dict(family=w.family, n=p.n, generated_n=w.n, terms=p.num_terms,
+        results["workloads"][w.name] = dict(family=w.family, n=p.n, generated_n=w.n, terms=p.term_count,
                                             degree=p.degree, fingerprint=p.fingerprint(), build_seconds=build,
                                             known_ground=p.known_ground, **{k: v for k, v in p.meta.items()
                                                                             if k != "family"})
@@ -741,7 +745,9 @@ def run_ttt(args, config, problems, preps, solvers, results, phase, log, save, r
         return
     t = time.perf_counter()
     log("time to target:")
+    bar = Progress(len(ttt_names), "time to target")
     for name in ttt_names:
+        bar.step(name)
         p, target = problems[name], results["targets"][name]["energy"]
         rows = results["ttt"].setdefault(name, {})
         for sv in solvers.values():
@@ -765,6 +771,7 @@ def run_ttt(args, config, problems, preps, solvers, results, phase, log, save, r
                                     f"{target:g}, and {args.reference_file.name} now holds {refs[name]['energy']:g} "
                                     "for the next runs")
         save()
+    bar.close()
     phase["time to target"] = time.perf_counter() - t
 
 

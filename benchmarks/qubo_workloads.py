@@ -152,7 +152,7 @@ class Problem:
         return self.bqm is not None
 
     @property
-    def num_terms(self) -> int:
+    def term_count(self) -> int:
         return sum(1 for t in self.poly if t)
 
     @cached_property

@@ -101,12 +101,12 @@ class CompiledModel:
         return self._derived[key]
 
     @property
-    def num_vars(self) -> int:
+    def var_count(self) -> int:
         """Number of variables (columns of a state)."""
         return len(self.var_ids)
 
     @property
-    def num_terms(self) -> int:
+    def term_count(self) -> int:
         """Number of terms, objective and constraint rows together."""
         return len(self.term_coef)
 
@@ -149,14 +149,14 @@ class CompiledModel:
     def as_states(self, states) -> np.ndarray:
         """Validate a state, a batch of states or a {variable or label: 0/1} mapping."""
         if isinstance(states, dict):
-            arr = np.zeros(self.num_vars, dtype=np.uint8)
+            arr = np.zeros(self.var_count, dtype=np.uint8)
             for key, value in states.items():
                 arr[self.index(key)] = _bit(value, key)
             return arr
         arr = np.asarray(states)
-        if arr.ndim not in (1, 2) or arr.shape[-1] != self.num_vars:
+        if arr.ndim not in (1, 2) or arr.shape[-1] != self.var_count:
             raise ValueError(
-                f"a state must have {self.num_vars} entries (one per variable), got shape {arr.shape}"
+                f"a state must have {self.var_count} entries (one per variable), got shape {arr.shape}"
             )
         if arr.size and not np.isin(arr, (0, 1)).all():
             raise ValueError("state entries must be 0 or 1")
@@ -165,7 +165,7 @@ class CompiledModel:
     def term_values(self, states: np.ndarray) -> np.ndarray:
         """Value (0/1) of every term for a batch of states, shape (B, T)."""
         states = np.atleast_2d(states)
-        if self.num_terms == 0:
+        if self.term_count == 0:
             return np.zeros((states.shape[0], 0), dtype=np.uint8)
         lits = states[:, self.term_vars] ^ self.term_negs[None, :]
         return np.minimum.reduceat(lits, self.term_ptr[:-1], axis=1)

@@ -48,6 +48,8 @@ def qlib_label(label) -> str:
             raise ValueError(f"dimod label {label!r} starts with {MARK!r}, which marks the labels of qlib "
                              "variables that are not strings; rename it")
         return label
+    if type(label) is int:   # the common case, without a parse
+        return MARK + str(label)
     text = MARK + repr(label)
     try:
         rebuilt = ast.literal_eval(text[1:])
@@ -64,6 +66,9 @@ def dimod_label(text: str):
         return text
     if text in _OBJECT_LABELS:
         return _OBJECT_LABELS[text]
+    digits = text[2:] if text[1:2] == "-" else text[1:]
+    if digits.isdigit() and digits.isascii() and (digits == "0" or digits[0] != "0"):
+        return int(text[1:])
     try:
         return ast.literal_eval(text[1:])
     except (ValueError, SyntaxError, TypeError, MemoryError, RecursionError):
@@ -216,9 +221,6 @@ def _start_states(compiled, lit, vartype, initial_states, generator, num_reads, 
     """dimod's ``initial_states`` as qlib start states (one per read, in ``compiled``'s columns), filled
     as dwave-samplers does: ``"random"`` (the default) draws the missing ones, ``"tile"`` repeats the
     given ones, ``"none"`` takes exactly ``num_reads`` states."""
-    if generator not in _GENERATORS:
-        raise ValueError(f"initial_states_generator must be one of {', '.join(map(repr, _GENERATORS))}, "
-                         f"got {generator!r}")
     given, labels = dimod.as_samples(initial_states)
     given = np.atleast_2d(np.asarray(given))
     if vartype is dimod.SPIN:
@@ -232,7 +234,7 @@ def _start_states(compiled, lit, vartype, initial_states, generator, num_reads, 
     if any(c is None for c in columns) and len(given):
         missing = [label_of(int(vid)) for vid, c in zip(compiled.var_ids, columns) if c is None]
         raise ValueError(f"initial_states have no value for {len(missing)} variable(s): {missing[:5]}")
-    states = given[:, columns].astype(np.uint8) if len(given) else np.zeros((0, compiled.num_vars), np.uint8)
+    states = given[:, columns].astype(np.uint8) if len(given) else np.zeros((0, compiled.var_count), np.uint8)
     if num_reads is None:
         num_reads = max(len(states), 1)
     if len(states) >= num_reads:
@@ -240,8 +242,8 @@ def _start_states(compiled, lit, vartype, initial_states, generator, num_reads, 
     if generator == "none":
         raise ValueError(f"initial_states_generator='none' needs {num_reads} initial states, got {len(states)}")
     if generator == "tile" and len(states):
-        return np.resize(states, (num_reads, compiled.num_vars)), num_reads
-    fill = np.random.default_rng(seed).integers(0, 2, size=(num_reads - len(states), compiled.num_vars))
+        return np.resize(states, (num_reads, compiled.var_count)), num_reads
+    fill = np.random.default_rng(seed).integers(0, 2, size=(num_reads - len(states), compiled.var_count))
     return np.concatenate([states, fill.astype(np.uint8)]), num_reads
 
 
@@ -289,6 +291,10 @@ class QlibSampler(dimod.Sampler, dimod.PolySampler):
                             f"{', '.join(_PARAMETERS)}")
         if kwargs.get("num_reads") is not None and kwargs.get("num_replicas") is not None:
             raise TypeError("num_reads and num_replicas name the same thing (one replica per read); pass one")
+        generator = kwargs.get("initial_states_generator", "random")
+        if generator not in _GENERATORS:
+            raise ValueError(f"initial_states_generator must be one of {', '.join(map(repr, _GENERATORS))}, "
+                             f"got {generator!r}")
 
     def _run(self, expr: Expr, variables, vartype, energies, kwargs) -> dimod.SampleSet:
         from .solvers import solve
@@ -306,15 +312,13 @@ class QlibSampler(dimod.Sampler, dimod.PolySampler):
             states, num_reads = _start_states(compiled, lit, vartype, kwargs["initial_states"],
                                               kwargs.get("initial_states_generator", "random"), num_reads, seed)
             options["initial_state"] = states
-        elif kwargs.get("initial_states_generator", "random") not in _GENERATORS:
-            _start_states(compiled, lit, vartype, [], kwargs["initial_states_generator"], 1, seed)
         if num_reads is not None:
             options["num_replicas"] = num_reads
         sampling = time.perf_counter()
         sol = solve(compiled, backend="cpu", seed=seed, **options)
         post = time.perf_counter()
         found = sol.samples
-        rows = np.array([state for state, _, _ in found], dtype=np.int8).reshape(len(found), sol.compiled.num_vars)
+        rows = np.array([state for state, _, _ in found], dtype=np.int8).reshape(len(found), sol.compiled.var_count)
         samples = np.zeros((len(rows), len(variables)), dtype=np.int8)
         for j, v in enumerate(variables):
             try:

@@ -41,7 +41,7 @@ class Solution:
             raise ValueError("a solution holds one state")
         self.energy = compiled.energy(self.state)
         self.info = dict(info or {})
-        self.info.setdefault("var_count", compiled.num_vars)
+        self.info.setdefault("var_count", compiled.var_count)
         self.info.setdefault("term_count", compiled.model.term_count)
 
     def __getitem__(self, variable) -> int:
@@ -74,7 +74,7 @@ class Solution:
         same seed.
         """
         replicas = self.info.get("replica_states")
-        if replicas is None or np.ndim(replicas) != 2 or np.shape(replicas)[1] != self.compiled.num_vars:
+        if replicas is None or np.ndim(replicas) != 2 or np.shape(replicas)[1] != self.compiled.var_count:
             states = self.state[None, :]
         else:
             states = self.compiled.as_states(replicas)
@@ -94,7 +94,7 @@ class Solution:
         import dimod
 
         rows = self.samples
-        states = np.array([s for s, _, _ in rows], dtype=np.int8).reshape(len(rows), self.compiled.num_vars)
+        states = np.array([s for s, _, _ in rows], dtype=np.int8).reshape(len(rows), self.compiled.var_count)
         return dimod.SampleSet.from_samples(
             (states, self.compiled.labels), dimod.BINARY, energy=[e for _, e, _ in rows],
             is_feasible=[f for _, _, f in rows],
@@ -115,4 +115,4 @@ class Solution:
 
     def __repr__(self):
         return (f"Solution(energy={self.energy:g}, feasible={self.is_feasible}, "
-                f"backend={self.info.get('backend')!r}, var_count={self.compiled.num_vars})")
+                f"backend={self.info.get('backend')!r}, var_count={self.compiled.var_count})")

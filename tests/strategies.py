@@ -22,9 +22,9 @@ FRACTIONS = [-1.5, -0.5, -0.25, 0.3, 0.5, 0.7, 1.25, 1.5, 2.5, 3.5]
 
 
 @st.composite
-def terms(draw, num_vars, max_degree=4):
+def terms(draw, var_count, max_degree=4):
     size = draw(st.integers(0, max_degree))
-    idx = draw(st.lists(st.integers(0, num_vars - 1), min_size=size, max_size=size))
+    idx = draw(st.lists(st.integers(0, var_count - 1), min_size=size, max_size=size))
     negs = draw(st.lists(st.booleans(), min_size=size, max_size=size))
     term = qlib.Expr.constant(1)
     for i, neg in zip(idx, negs):
@@ -44,11 +44,11 @@ def coefficients(kind):
 
 
 @st.composite
-def expressions(draw, num_vars=5, max_terms=6, integer=True, max_degree=4):
+def expressions(draw, var_count=5, max_terms=6, integer=True, max_degree=4):
     coef = coefficients(integer)
     expr = qlib.Expr()
     for _ in range(draw(st.integers(0, max_terms))):
-        expr = expr + draw(coef) * draw(terms(num_vars, max_degree))
+        expr = expr + draw(coef) * draw(terms(var_count, max_degree))
     return expr
 
 
@@ -82,22 +82,22 @@ def allowed_sets(draw, integer_values=False, interval=True):
 
 
 @st.composite
-def models(draw, num_vars=5, max_constraints=3, objective=True, integer=True):
-    """A model over ``POOL[:num_vars]`` with at least one variable.  Without an objective it
+def models(draw, var_count=5, max_constraints=3, objective=True, integer=True):
+    """A model over ``POOL[:var_count]`` with at least one variable.  Without an objective it
     has at least one constraint."""
-    obj = draw(expressions(num_vars, integer=integer)) if objective else qlib.Expr()
+    obj = draw(expressions(var_count, integer=integer)) if objective else qlib.Expr()
     model = qlib.Model.of(obj)
     for r in range(draw(st.integers(0 if objective else 1, max_constraints))):
         kind = draw(st.sampled_from(["int", "int", "rational", "irrational"]))
-        lhs = draw(expressions(num_vars, max_terms=4, max_degree=2, integer=kind))
+        lhs = draw(expressions(var_count, max_terms=4, max_degree=2, integer=kind))
         if draw(st.booleans()) and kind != "int":
             lhs = lhs + draw(st.sampled_from([0.5, -0.25]))
         if not lhs.simplify_as_binary().var_ids:
-            lhs = lhs + POOL[r % num_vars]
+            lhs = lhs + POOL[r % var_count]
         integer_valued = all(float(c).is_integer() for c in lhs.terms.values())
         make = draw(allowed_sets(integer_values=integer_valued, interval=kind != "irrational"))
         weight = draw(st.sampled_from([1, 2, 0.5]))
         model = model + qlib.cons(make(lhs), weight=weight, label=f"c{r}")
-    if not model.var_count or not qlib.compile(model).num_vars:
-        model = model + draw(st.sampled_from([1, -2, 0.5])) * POOL[draw(st.integers(0, num_vars - 1))]
+    if not model.var_count or not qlib.compile(model).var_count:
+        model = model + draw(st.sampled_from([1, -2, 0.5])) * POOL[draw(st.integers(0, var_count - 1))]
     return model

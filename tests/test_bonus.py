@@ -94,7 +94,7 @@ def test_reported_energies_match_the_compiled_model(path):
     rng = np.random.default_rng(5)
     masks = [r.state for r in ranked] + [rng.integers(0, 2, g.num_edges).astype(np.uint8) for _ in range(20)]
     for mask in masks:
-        state = np.zeros(compiled.num_vars, dtype=np.uint8)
+        state = np.zeros(compiled.var_count, dtype=np.uint8)
         for e, x in enumerate(bm.edges):
             state[compiled.index(x)] = mask[e]
         for col in s_cols:               # coordinate-wise minimum: exact for a separable energy

@@ -33,6 +33,8 @@ from urllib.parse import unquote, urljoin, urlparse
 
 import pytest
 
+from toc import toc_files
+
 ROOT = Path(__file__).resolve().parents[1]
 HTML = Path(os.environ.get("QLIB_BOOK_HTML", ROOT / "_build" / "html")).resolve()
 SHOTS = Path(os.environ.get("QLIB_SCREENSHOTS", HTML.parent / "screenshots"))
@@ -60,24 +62,7 @@ def _missing(reason: str):
 
 def toc_pages() -> list[str]:
     """Every document named in ``_toc.yml`` (root first), without its suffix."""
-    import yaml
-
-    toc = yaml.safe_load((ROOT / "_toc.yml").read_text())
-    pages = [toc["root"]]
-
-    def walk(node):
-        if isinstance(node, dict):
-            if "file" in node:
-                pages.append(node["file"])
-            for key in ("parts", "chapters", "sections"):
-                for child in node.get(key, []) or []:
-                    walk(child)
-        elif isinstance(node, list):
-            for child in node:
-                walk(child)
-
-    walk(toc)
-    return [str(Path(p).with_suffix("")) if Path(p).suffix in (".md", ".ipynb") else p for p in pages]
+    return [str(Path(p).with_suffix("")) if Path(p).suffix in (".md", ".ipynb") else p for p in toc_files()]
 
 
 PAGES = toc_pages()
@@ -310,3 +295,38 @@ def test_code_lines_fit_the_page(site, page):
     wide = [line.strip()[:60] for cell in main.select(".cell_input pre")
             for line in cell.get_text().split("\n") if len(line) > 100]
     assert not wide, f"{page}: code lines wider than 100 characters: {wide}"
+
+
+# -----------------------------------------------------------------------------
+# Static checks of the built HTML (no browser needed)
+# -----------------------------------------------------------------------------
+CHAPTER_PAGES = [p for p in PAGES if p.startswith("notebooks/")]
+
+
+def built(page: str):
+    """The content of a built page, read from its file."""
+    if not (HTML / "index.html").exists():
+        _missing(f"no built book at {HTML / 'index.html'}: run `make book` first")
+    path = HTML / f"{page}.html"
+    if not path.is_file():
+        pytest.fail(f"{page} is in _toc.yml but {page}.html was not built")
+    return _main(_soup(path.read_text()))
+
+
+@pytest.mark.parametrize("page", CHAPTER_PAGES)
+def test_chapter_has_a_modelling_exercise(page):
+    """Every chapter asks the reader to build a model (an exercise of class ``modelling``)."""
+    found = built(page).select(".exercise.modelling")
+    assert found, f"{page}: no exercise with ':class: modelling'"
+
+
+def test_every_figure_is_referenced():
+    """Every numbered figure of a chapter is the target of a link somewhere in the book."""
+    fragments = set()
+    for page in PAGES:
+        for a in built(page).find_all("a", href=True):
+            fragments.add(unquote(urlparse(a["href"]).fragment))
+    unreferenced = [f"{page}#{figure['id']}" for page in CHAPTER_PAGES
+                    for figure in built(page).find_all("figure", id=True)
+                    if figure["id"] not in fragments]
+    assert not unreferenced, "figures no link points to: " + ", ".join(unreferenced)

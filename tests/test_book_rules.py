@@ -20,31 +20,11 @@ from pathlib import Path
 
 import pytest
 
+from toc import toc_files
+
 ROOT = Path(__file__).resolve().parents[1]
 MAX_WIDTH = 100
 HIDDEN_INPUT = {"remove-input", "remove-cell"}
-
-
-def toc_files() -> list[str]:
-    """Every document of ``_toc.yml`` (root first), as written there."""
-    import yaml
-
-    toc = yaml.safe_load((ROOT / "_toc.yml").read_text())
-    files = [toc["root"]]
-
-    def walk(node):
-        if isinstance(node, dict):
-            if "file" in node:
-                files.append(node["file"])
-            for key in ("parts", "chapters", "sections"):
-                for child in node.get(key, []) or []:
-                    walk(child)
-        elif isinstance(node, list):
-            for child in node:
-                walk(child)
-
-    walk(toc)
-    return files
 
 
 CHAPTERS = [f for f in toc_files() if (ROOT / f"{Path(f).with_suffix('')}.ipynb").is_file()]
@@ -121,3 +101,13 @@ def test_chapter_has_an_exercise(chapter):
     exercises = sum(len(re.findall(r"^(?:```|:::)\{exercise\}", source(c), flags=re.M))
                     for c in cells if c["cell_type"] == "markdown")
     assert exercises >= 1, f"{chapter} has no {{exercise}}"
+
+
+@pytest.mark.parametrize("chapter", CHAPTERS)
+def test_chapter_has_a_modelling_exercise(chapter):
+    """At least one exercise asks for a new model or a variant: ``:class: modelling``."""
+    directives = [m for c in notebook(chapter)["cells"] if c["cell_type"] == "markdown"
+                  for m in re.findall(r"^(?:```|:::)\{exercise\}.*\n((?::\w+:.*\n)*)", source(c) + "\n",
+                                      flags=re.M)]
+    modelling = [d for d in directives if re.search(r"^:class:.*\bmodelling\b", d, flags=re.M)]
+    assert modelling, f"{chapter} has no exercise with ':class: modelling'"

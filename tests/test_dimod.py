@@ -54,7 +54,7 @@ def test_bqm_energy_is_qlib_energy_at_the_best_auxiliaries(k):
     bqm = qlib.to_bqm(model)
     assert bqm.vartype is dimod.BINARY
     assert set(compiled.labels) <= set(bqm.variables)
-    states = _random_states(np.random.default_rng(k), compiled.num_vars)
+    states = _random_states(np.random.default_rng(k), compiled.var_count)
     np.testing.assert_allclose(_aux_min_energies(bqm, compiled.labels, states), compiled.energy(states), atol=1e-9)
 
 
@@ -65,7 +65,7 @@ def test_polynomial_and_round_trips(k):
     poly = qlib.to_polynomial(model)
     assert set(poly.variables) <= set(expanded.labels)
     rng = np.random.default_rng(10 + k)
-    states = _random_states(rng, expanded.num_vars)
+    states = _random_states(rng, expanded.var_count)
     labels = expanded.labels
     np.testing.assert_allclose(poly.energies((states, labels)), expanded.energy(states), atol=1e-9)
     back = qlib.compile(qlib.from_polynomial(poly))
@@ -86,11 +86,11 @@ def test_polynomial_and_round_trips(k):
 
 
 @settings(max_examples=40, deadline=None, suppress_health_check=[HealthCheck.too_slow])
-@given(models(num_vars=4, max_constraints=2))
+@given(models(var_count=4, max_constraints=2))
 def test_random_models_agree_with_dimod(model):
     expanded = qlib.compile(qlib.expand_cons(model))
     rng = np.random.default_rng(0)
-    states = _random_states(rng, expanded.num_vars, 16)
+    states = _random_states(rng, expanded.var_count, 16)
     poly = qlib.to_polynomial(model)
     assert set(poly.variables) <= set(expanded.labels)
     np.testing.assert_allclose(poly.energies((states, expanded.labels)), expanded.energy(states),
@@ -320,3 +320,11 @@ def test_sample_poly_finds_the_minimum():
 @dimod.testing.load_sampler_bqm_tests(QlibSampler, max_num_variables=5)
 class TestQlibSamplerBQMs(unittest.TestCase):
     """dimod's own sampler tests: empty, one-variable and small BQMs of every BQM class."""
+
+
+@pytest.mark.parametrize("label", [0, 7, -12, 10**20, True, (0, -1), 1.5, "12"])
+def test_label_round_trip_keeps_type(label):
+    from qlib.dimod import dimod_label, qlib_label
+
+    back = dimod_label(qlib_label(label))
+    assert back == label and type(back) is type(label)

@@ -70,7 +70,7 @@ def test_cut_energy_matches_a_recount():
     comp = exactly_k_model(10, 4)
     rng = np.random.default_rng(3)
     cuts = [(rng.choice(10, size=k, replace=False), rng.integers(0, 2, size=k)) for k in rng.integers(1, 6, 30)]
-    P, n = 1, comp.num_vars
+    P, n = 1, comp.var_count
     R = F.new_replicas(comp, rng.integers(0, 2, (P, n)).astype(np.uint8), np.array([7], dtype=np.uint64), 64)
     C = F.new_pool(P, n, 64, 1024)
     K.init_replicas(comp.kernel_arrays(), 0, R)

@@ -44,7 +44,7 @@ def test_the_fields_give_the_compiled_energy_of_every_state(n, seed):
     q = lf.quadratic_arrays(compiled)
     assert q is not None
     rng = np.random.default_rng(seed)
-    for x in rng.integers(0, 2, size=(8, compiled.num_vars), dtype=np.uint8):
+    for x in rng.integers(0, 2, size=(8, compiled.var_count), dtype=np.uint8):
         assert compiled.offset + field_energy(q, x) == pytest.approx(compiled.energy(x), abs=1e-9)
 
 
@@ -163,7 +163,7 @@ def test_the_cached_deltas_stay_the_flip_deltas():
 
     compiled = compile(random_hubo(30, 11))
     m = compiled.kernel_arrays()
-    states = np.random.default_rng(1).integers(0, 2, size=(2, compiled.num_vars), dtype=np.uint8)
+    states = np.random.default_rng(1).integers(0, 2, size=(2, compiled.var_count), dtype=np.uint8)
     a = new_arrays(compiled, seed_sequence(3, 3), states, fields=True)
     betas = np.geomspace(0.05, 3.0, 40)
     lf.anneal_round_cached(m, a, betas, 0, 40, -np.inf)

@@ -145,3 +145,11 @@ def test_the_shipped_loopy_boards_read_back():
     for path in files:
         game_id = path.read_text().strip()
         assert sl.parse(path).to_loopy() == game_id, path.name
+
+
+def test_a_1x1_id_with_a_4_is_the_loop_around_its_cell():
+    board = parse_loopy("1x1t0:4")
+    assert board.clues[0][0] == 4
+    count, status, _ = sl.count_solutions(board)
+    assert (count, status) == (1, "exact")
+    assert sl.solve(board, seed=0).solved

@@ -238,8 +238,8 @@ def test_answer_has_zero_energy_and_every_flip_costs(logo, form):
     state = compiled.as_states(ng.encode(nm, LOGO_ANSWER))
     assert compiled.energy(state) == 0
     assert ng.decode(nm, qlib.Solution(compiled, state)) == LOGO_ANSWER
-    flipped = np.tile(state, (compiled.num_vars, 1))
-    flipped[np.arange(compiled.num_vars), np.arange(compiled.num_vars)] ^= 1
+    flipped = np.tile(state, (compiled.var_count, 1))
+    flipped[np.arange(compiled.var_count), np.arange(compiled.var_count)] ^= 1
     assert (compiled.energy(flipped) > 0).all()
 
 
@@ -281,7 +281,7 @@ def test_solve_logo_by_default():
     assert result.decided == 1.0 and result.var_count == 0 and result.energy == 0
     # the answer as a state of the full model, built on demand: energy 0 there
     assert result.solution.energy == 0 and result.solution.info["algorithm"] == "propagation"
-    assert result.solution.compiled.num_vars == 437
+    assert result.solution.compiled.var_count == 437
     # a form other than the default asks for the model search
     assert ng.solve(LOGO_FILE, formulation="qubo", seed=1).method == "search"
     assert ng.solve(LOGO_FILE, formulation="qubo", method="auto", seed=1).found_by == "propagation"
@@ -310,7 +310,7 @@ def test_zero_energy_states_are_exactly_the_solutions(clues, form):
     puzzle = ng.parse(clues)
     nm = ng.build_model(puzzle, formulation=form)
     compiled = qlib.compile(nm.model)
-    n = compiled.num_vars
+    n = compiled.var_count
     assert n <= 16
     states = ((np.arange(1 << n)[:, None] >> np.arange(n)[None, :]) & 1).astype(np.uint8)
     zero = states[np.abs(compiled.energy(states)) < 1e-9]

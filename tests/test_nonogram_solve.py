@@ -178,7 +178,7 @@ def test_answer_found_by_the_search_of_the_open_cells():
 # -- the model of the open cells ------------------------------------------------------------
 def zero_energy_grids(nm):
     compiled = qlib.compile(nm.model)
-    n = compiled.num_vars
+    n = compiled.var_count
     states = ((np.arange(1 << n)[:, None] >> np.arange(n)[None, :]) & 1).astype(np.uint8)
     zero = states[np.abs(compiled.energy(states)) < 1e-9]
     return [ng.decode(nm, qlib.Solution(compiled, s)) for s in zero]

@@ -44,7 +44,7 @@ def canon(expr):
 
 def facts(x, a, expr, con, model, comp, sol):
     """What must not change when the objects move to another process (plain data)."""
-    states = np.array([[(k >> b) & 1 for b in range(comp.num_vars)] for k in range(2 ** comp.num_vars)])
+    states = np.array([[(k >> b) & 1 for b in range(comp.var_count)] for k in range(2 ** comp.var_count)])
     return {
         "x": x.label,
         "a": [v.label for v in a],

@@ -33,7 +33,7 @@ def symbolic_energy(model, comp, state):
 @given(models(integer=False))
 def test_symbolic_equals_compiled(model):
     comp = qlib.compile(model)
-    states = all_states(comp.num_vars)
+    states = all_states(comp.var_count)
     batch = comp.energy(states)
     for state, e in zip(states, np.atleast_1d(batch)):
         assert symbolic_energy(model, comp, state) == pytest.approx(e, abs=1e-9)
@@ -43,11 +43,11 @@ def test_symbolic_equals_compiled(model):
 @given(models(integer=False), st.data())
 def test_incremental_flip_matches_full_energy(model, data):
     comp = qlib.compile(model)
-    n = comp.num_vars
+    n = comp.var_count
     assume(n > 0)
     m = comp.kernel_arrays()
     x = np.array(data.draw(st.lists(st.integers(0, 1), min_size=n, max_size=n)), dtype=np.uint8)
-    fc = np.zeros(comp.num_terms, dtype=np.int32)
+    fc = np.zeros(comp.term_count, dtype=np.int32)
     lhs = np.zeros(comp.num_rows)
     scratch = np.zeros(comp.num_rows)
     e = kernel.init_state(x, fc, lhs, m) + comp.offset
@@ -66,7 +66,7 @@ def test_incremental_flip_matches_full_energy(model, data):
 def min_over_aux(orig: qlib.CompiledModel, new: qlib.CompiledModel):
     """For every state of the original variables, the minimum energy of ``new``
     over its extra (auxiliary) variables."""
-    states = all_states(new.num_vars)
+    states = all_states(new.var_count)
     energies = np.atleast_1d(new.energy(states))
     orig_cols = [new.index_by_id(int(v)) if v in set(new.var_ids.tolist()) else None for v in orig.var_ids]
     best = {}
@@ -74,8 +74,8 @@ def min_over_aux(orig: qlib.CompiledModel, new: qlib.CompiledModel):
         key = tuple(int(s[c]) if c is not None else 0 for c in orig_cols)
         best[key] = min(best.get(key, np.inf), e)
     # original variables that vanished from the new model are free: take their min too
-    result = np.full(2 ** orig.num_vars, np.inf)
-    for k, state in enumerate(all_states(orig.num_vars)):
+    result = np.full(2 ** orig.var_count, np.inf)
+    for k, state in enumerate(all_states(orig.var_count)):
         key = tuple(int(b) if c is not None else 0 for b, c in zip(state, orig_cols))
         result[k] = best[key]
     return result
@@ -97,8 +97,8 @@ def exact_penalty(con) -> bool:
 def test_expand_cons_min_over_slack_equals_native_energy(model):
     orig = qlib.compile(model)
     expanded = qlib.compile(qlib.expand_cons(model))
-    assume(expanded.num_vars <= 14)   # brute force over every state
-    native = np.atleast_1d(orig.energy(all_states(orig.num_vars)))
+    assume(expanded.var_count <= 14)   # brute force over every state
+    native = np.atleast_1d(orig.energy(all_states(orig.var_count)))
     best = min_over_aux(orig, expanded)
     assert ((best < 1e-9) == (native < 1e-9)).all()  # the same zero-energy states
     assert (best >= -1e-9).all()
@@ -139,7 +139,7 @@ def test_expand_keeps_the_zero_states_in_every_branch():
     for relation, zeros in cases:
         model = qlib.cons(relation)
         orig = qlib.compile(model)
-        n = orig.num_vars
+        n = orig.var_count
         expanded = qlib.compile(qlib.expand_cons(model))
         native = np.atleast_1d(orig.energy(all_states(n)))
         best = min_over_aux(orig, expanded)
@@ -183,21 +183,21 @@ def test_to_qubo_min_over_aux_equals_energy(model):
     assert qubo_model.objective.degree <= 2
     assert not any(lit & 1 for t in qubo_model.objective.terms for lit in t)  # plain variables
     expanded, qubo = qlib.compile(expanded_model), qlib.compile(qubo_model)
-    assume(qubo.num_vars <= 14)   # brute force over every state
+    assume(qubo.var_count <= 14)   # brute force over every state
     # the reduction keeps every energy of the expanded model (minimised over its auxiliaries) ...
-    exp_energies = np.atleast_1d(expanded.energy(all_states(expanded.num_vars)))
+    exp_energies = np.atleast_1d(expanded.energy(all_states(expanded.var_count)))
     assert np.allclose(min_over_aux(expanded, qubo), exp_energies)
     # ... and so the zero-energy states of the original constraints
     if not model.objective.simplify_as_binary().terms:
-        native = np.atleast_1d(orig.energy(all_states(orig.num_vars)))
+        native = np.atleast_1d(orig.energy(all_states(orig.var_count)))
         assert ((min_over_aux(orig, qubo) < 1e-9) == (native < 1e-9)).all()
 
 
 @SETTINGS
-@given(models(num_vars=6, integer=False))
+@given(models(var_count=6, integer=False))
 def test_exhaustive_matches_brute_force(model):
     comp = qlib.compile(model)
-    energies = np.atleast_1d(comp.energy(all_states(comp.num_vars)))
+    energies = np.atleast_1d(comp.energy(all_states(comp.var_count)))
     sol = qlib.solve(comp, backend="exhaustive")
     assert sol.energy == pytest.approx(energies.min(), abs=1e-9)
     assert sol.info["num_ground_states"] == int(np.sum(energies <= energies.min() + 1e-9))

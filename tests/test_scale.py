@@ -39,7 +39,7 @@ def test_every_cell_cut_removes_exactly_its_loop_or_keeps_every_answer(rows):
     sm = sl.build_model(board, "cells", presolve=False)
     comp = qlib.compile(sm.model)
     colourings = _colourings(9)
-    states = np.zeros((len(colourings), comp.num_vars), dtype=np.uint8)
+    states = np.zeros((len(colourings), comp.var_count), dtype=np.uint8)
     for k, colour in enumerate(colourings):
         for x, value in zip(sm.cells.ravel(), colour):
             states[k, comp.index(x)] = value
@@ -150,7 +150,7 @@ def test_interrupt_returns_the_best_state_so_far():
     sol = qlib.solve(comp, algorithm="focused", seed=0, target_energy=0, time_limit=10,
                      lazy_cuts=LazyCuts(separate, energy=1e9))
     assert sol.info["stop_reason"] == "interrupted"
-    assert sol.state.shape == (comp.num_vars,)
+    assert sol.state.shape == (comp.var_count,)
 
 
 def test_check_unique():

@@ -110,7 +110,7 @@ def test_masks_outside_the_candidates_break_a_rule_of_the_edges():
     candidates = {tuple(m) for m in enumerate_states(b)}
     rng = np.random.default_rng(7)
     masks = rng.integers(0, 2, (300, b.grid.num_edges)).astype(np.uint8)
-    states = np.zeros((300, edge_model.num_vars), dtype=np.uint8)
+    states = np.zeros((300, edge_model.var_count), dtype=np.uint8)
     states[:, [edge_model.index(x) for x in slm.edges]] = masks
     energies = edge_model.energy(states)
     assert all((e == 0) == (tuple(m) in candidates) for m, e in zip(masks, energies))
@@ -130,7 +130,7 @@ def test_exhaustive_on_the_1x1_board():
     model: its ground states have energy 0 and all draw the square."""
     slm = build_single_loop_model(board(".\n"))
     compiled = qlib.compile(slm.native)
-    assert compiled.num_vars == 24
+    assert compiled.var_count == 24
     found = search(compiled, keep=4096)
     assert found.complete and found.energy == 0 and 0 < found.count <= 4096
     assert {tuple(g[[compiled.index(x) for x in slm.edges]]) for g in found.ground} == {(1, 1, 1, 1)}
@@ -143,7 +143,7 @@ def test_the_search_agrees_with_the_exhaustive_backend_on_too_few_bits():
     2**20 states is above 0, and the search admits no mask."""
     slm = build_single_loop_model(board(".\n"), bits=1)
     compiled = qlib.compile(slm.native)
-    assert compiled.num_vars == 20
+    assert compiled.var_count == 20
     assert search(compiled).energy > 0
     assert not any(slm.admits(np.array(bits)) for bits in itertools.product((0, 1), repeat=4))
     assert slm.completion(np.ones(4, dtype=np.uint8)) is None

@@ -115,7 +115,7 @@ def edges_from_drawing(text: str, rows: int, cols: int):
 def cons_energy(sm, mask) -> float:
     """Energy of an edge mask in a cons-form model (its only variables are the edges)."""
     compiled = qlib.compile(sm.model)
-    state = np.zeros(compiled.num_vars, dtype=np.uint8)
+    state = np.zeros(compiled.var_count, dtype=np.uint8)
     for e, x in enumerate(sm.edges):
         state[compiled.index(x)] = mask[e]
     return compiled.energy(state)
@@ -355,7 +355,7 @@ def test_known_answer_of_the_10x10():
     # the pure QUBO form is 0 too, with y at deg/2
     sm = sl.build_model(board, "qubo")
     compiled = qlib.compile(sm.model)
-    state = np.zeros(compiled.num_vars, dtype=np.uint8)
+    state = np.zeros(compiled.var_count, dtype=np.uint8)
     for e, x in enumerate(sm.edges):
         state[compiled.index(x)] = mask[e]
     deg = g.degrees(mask)
@@ -427,7 +427,7 @@ def test_zero_energy_states_are_the_valid_states(rows):
     assert len(masks) == 4096
     compiled = qlib.compile(sm.model)
     cols = [compiled.index(x) for x in sm.edges]
-    states = np.zeros((len(masks), compiled.num_vars), dtype=np.uint8)
+    states = np.zeros((len(masks), compiled.var_count), dtype=np.uint8)
     states[:, cols] = masks
     energy = compiled.energy(states)
     assert np.array_equal(energy == 0, ok)
@@ -623,7 +623,7 @@ def test_compiled_term_lists_its_literals_by_column():
     m = qlib.compile(qlib.Model.of(a * b * ~c + 2 * c * a))
     assert m.labels == ["order_check_a", "order_check_b", "order_check_c"]
     per_term = [list(zip(m.term_vars[m.term_ptr[t]:m.term_ptr[t + 1]].tolist(),
-                         m.term_negs[m.term_ptr[t]:m.term_ptr[t + 1]].tolist())) for t in range(m.num_terms)]
+                         m.term_negs[m.term_ptr[t]:m.term_ptr[t + 1]].tolist())) for t in range(m.term_count)]
     assert sorted(per_term) == [[(0, 0), (1, 0), (2, 1)], [(0, 0), (2, 0)]]
     states = np.array(list(itertools.product((0, 1), repeat=3)), dtype=np.uint8)
     x_a, x_b, x_c = states.T.astype(float)
@@ -688,7 +688,7 @@ def _edges_of_colouring(board, colour):
 
 
 def _cells_state(sm, compiled, colour):
-    state = np.zeros(compiled.num_vars, dtype=np.uint8)
+    state = np.zeros(compiled.var_count, dtype=np.uint8)
     for x, value in zip(sm.cells.ravel(), colour):
         state[compiled.index(x)] = value
     return state

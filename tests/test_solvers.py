@@ -12,7 +12,7 @@ from strategies import models
 
 
 @settings(max_examples=25, deadline=None, suppress_health_check=[HealthCheck.too_slow])
-@given(models(num_vars=6))
+@given(models(var_count=6))
 def test_cpu_reaches_the_exhaustive_minimum(model):
     exact = qlib.solve(model, backend="exhaustive")
     sol = qlib.solve(model, backend="cpu", seed=3, target_energy=exact.energy, time_limit=5)

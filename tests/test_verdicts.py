@@ -180,7 +180,7 @@ def test_every_class_variable_gets_a_column():
     for index in range(0, len(BOARDS), 5):
         sm = sl.build_model(BOARDS[index], "cells", presolve=True)
         compiled = sl.FORMULATIONS["cells"].compile(sm)
-        assert compiled.num_vars == len(sm.class_vars)
+        assert compiled.var_count == len(sm.class_vars)
 
 
 def test_an_accepted_answer_is_the_state_returned():

@@ -114,13 +114,13 @@ def anneal_serial(m, a, betas, lo, hi, target):
 
 
 @njit(cache=True)
-def sample_deltas(m, states, num_terms, num_rows):
+def sample_deltas(m, states, term_count, num_rows):
     """``|delta|`` of every single flip from each of ``states``: the model's energy scale."""
     num_states, n = states.shape
     out = np.empty((num_states, n), dtype=np.float64)
     for s in range(num_states):
         x = states[s].copy()
-        fc = np.empty(num_terms, dtype=np.int32)
+        fc = np.empty(term_count, dtype=np.int32)
         lhs = np.empty(num_rows, dtype=np.float64)
         scratch = np.zeros(num_rows, dtype=np.float64)
         init_state(x, fc, lhs, m)

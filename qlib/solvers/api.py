@@ -165,7 +165,7 @@ def solve(model, *, backend: str = "cpu", seed: int | None = None, time_limit: f
         entry = REGISTRY[chosen]
         alg, checked = resolve(entry, algorithm, compiled, target_energy, options)
         run = (lambda: alg.run(compiled, checked, common))
-    if compiled.num_vars == 0:   # nothing to search; no kernel gets an empty model
+    if compiled.var_count == 0:   # nothing to search; no kernel gets an empty model
         info = dict(backend=chosen, stop_reason="complete", flips=0, seconds=0.0, jit_seconds=0.0,
                     seed=common.seed, requested_backend=requested)
         return Solution(compiled, np.zeros(0, dtype=np.uint8), info)

@@ -40,7 +40,7 @@ def choose_algorithm(compiled, target_energy, options: dict) -> str:
 
 def check_replica_memory(compiled, num_replicas: int) -> None:
     """Refuse replica counts whose per-replica arrays would not fit in memory."""
-    per_replica = 8 * (4 * compiled.num_vars + compiled.num_terms + 2 * compiled.num_rows + 16)
+    per_replica = 8 * (4 * compiled.var_count + compiled.term_count + 2 * compiled.num_rows + 16)
     check_allocation(num_replicas * per_replica, f"{num_replicas} replicas")
 
 
@@ -82,7 +82,7 @@ def run_sa(compiled, options, common):
         kernel = "terms"
         round_function = anneal.anneal_serial if serial else anneal.anneal_round
     with _parallel(options.num_threads):
-        num_sweeps = options.num_sweeps or default_sweeps(compiled.num_vars)
+        num_sweeps = options.num_sweeps or default_sweeps(compiled.var_count)
         state, info = sa.run_sa(compiled, rng, states, target, time_limit, num_sweeps=num_sweeps,
                                 beta_range=options.beta_range, max_rounds=options.max_rounds,
                                 round_function=round_function, quadratic=quadratic, kernel=kernel)

@@ -51,7 +51,7 @@ def _enumerate_chunk(start, stop, w, m, tol):
     """
     x, fc, lhs, scratch, best, count, ground = w
     keep = ground.shape[0]
-    num_vars = x.shape[0]
+    var_count = x.shape[0]
     energy = init_state(x, fc, lhs, m)
     b = best[0]
     c = count[0]
@@ -64,11 +64,11 @@ def _enumerate_chunk(start, stop, w, m, tol):
         if energy < b - tol:
             b = energy
             c = 1
-            for k in range(num_vars):
+            for k in range(var_count):
                 ground[0, k] = x[k]
         elif energy <= b + tol:
             if c < keep:
-                for k in range(num_vars):
+                for k in range(var_count):
                     ground[c, k] = x[k]
             c += 1
     best[0] = b
@@ -97,7 +97,7 @@ def search(compiled, max_vars: int = MAX_VARS, keep: int = 16, time_limit: float
     ``CHUNK_SECONDS``) and reports the best state among those visited.
     """
     start_clock = time.perf_counter()
-    n = compiled.num_vars
+    n = compiled.var_count
     if n > max_vars:
         raise ValueError(
             f"the exhaustive solver enumerates 2**n states and accepts at most {max_vars} "
@@ -107,7 +107,7 @@ def search(compiled, max_vars: int = MAX_VARS, keep: int = 16, time_limit: float
     scale = max(1.0, float(np.abs(compiled.term_coef).sum()) + float(compiled.row_weight.sum()))
     tol = 1e-9 * scale
     x = np.zeros(n, dtype=np.uint8)
-    fc = np.zeros(compiled.num_terms, dtype=np.int32)
+    fc = np.zeros(compiled.term_count, dtype=np.int32)
     lhs = np.zeros(compiled.num_rows, dtype=np.float64)
     scratch = np.zeros(compiled.num_rows, dtype=np.float64)
     ground = np.zeros((keep, n), dtype=np.uint8)

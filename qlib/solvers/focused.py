@@ -104,7 +104,7 @@ def new_replicas(compiled, start_states, rng_states, max_cuts) -> Replicas:
     rng = np.zeros((P, 8), dtype=np.uint64)  # padded: one cache line per replica
     rng[:, 0] = rng_states
     return Replicas(
-        x=start_states.copy(), false_count=np.zeros((P, compiled.num_terms), dtype=np.int32),
+        x=start_states.copy(), false_count=np.zeros((P, compiled.term_count), dtype=np.int32),
         lhs=np.zeros((P, compiled.num_rows)), row_delta=np.zeros((P, compiled.num_rows)),
         energy=np.zeros(P), best_energy=np.zeros(P),
         best_x=start_states.copy(), tabu=np.zeros((P, n), dtype=np.int64), steps=np.zeros(P, dtype=np.int64),
@@ -287,7 +287,7 @@ def warmup_cuts(compiled, chunk_function=focused_chunk) -> None:
     A solve with lazy cuts would otherwise compile them at its first cut or
     first pooling, inside its time limit.
     """
-    n = compiled.num_vars
+    n = compiled.var_count
 
     def separate(state, energy):   # cut every state met, so the replicas pool cuts until max_steps
         return None, [(np.arange(n), 1 - np.asarray(state[:n], dtype=np.int64))]

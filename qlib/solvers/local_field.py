@@ -60,13 +60,13 @@ class QuadArrays(NamedTuple):
 
 def quadratic_arrays(compiled) -> QuadArrays | None:
     """The :class:`QuadArrays` of ``compiled``, or None when it has constraint rows or a term of degree > 2."""
-    if compiled.num_rows or compiled.num_terms != compiled.num_objective_terms:
+    if compiled.num_rows or compiled.term_count != compiled.num_objective_terms:
         return None
     t = compiled.num_objective_terms
     sizes = np.diff(compiled.term_ptr[:t + 1])
     if t and sizes.max() > 2:
         return None
-    n = compiled.num_vars
+    n = compiled.var_count
     coef = compiled.term_coef[:t]
     first = compiled.term_ptr[:t]
     one, two = sizes == 1, sizes == 2

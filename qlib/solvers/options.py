@@ -95,7 +95,7 @@ class SAOptions:
         _set(self, "max_rounds", validate.integer("max_rounds", self.max_rounds, minimum=1, none=True))
 
 
-def default_sweeps(num_vars: int) -> int:
+def default_sweeps(var_count: int) -> int:
     """The default length of an annealing round on the CPU: 300 sweeps under 500 variables, 1000
     under 5000, else 3000.
 
@@ -106,7 +106,7 @@ def default_sweeps(num_vars: int) -> int:
     300 never reached the target; the other 1000-variable workloads reached
     their targets only with 3000.
     """
-    return 300 if num_vars < 500 else 1000 if num_vars < 5000 else 3000
+    return 300 if var_count < 500 else 1000 if var_count < 5000 else 3000
 
 
 @dataclass(frozen=True)

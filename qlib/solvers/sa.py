@@ -28,9 +28,9 @@ def default_beta_range(compiled, rng_state) -> tuple[float, float]:
     """
     gen = np.random.Generator(np.random.PCG64(int(rng_state)))
     literals = len(compiled.term_vars) + 1
-    num_probes = int(min(8, max(1, 4_000_000 // (literals * max(1, compiled.num_vars) // 64 + 1))))
-    probes = gen.integers(0, 2, size=(num_probes, compiled.num_vars), dtype=np.uint8)
-    deltas = sample_deltas(compiled.kernel_arrays(), probes, compiled.num_terms, compiled.num_rows)
+    num_probes = int(min(8, max(1, 4_000_000 // (literals * max(1, compiled.var_count) // 64 + 1))))
+    probes = gen.integers(0, 2, size=(num_probes, compiled.var_count), dtype=np.uint8)
+    deltas = sample_deltas(compiled.kernel_arrays(), probes, compiled.term_count, compiled.num_rows)
     nonzero = deltas[deltas > 1e-12]
     if nonzero.size == 0:
         return 0.1, 1.0
@@ -55,12 +55,12 @@ def new_arrays(compiled, rng, states, fields: bool = False) -> AnnealArrays:
     padded_rng[:, 0] = rng[:num_replicas]
     return AnnealArrays(
         states=states, rng=padded_rng,
-        false_count=np.zeros((num_replicas, compiled.num_terms), dtype=np.int32),
+        false_count=np.zeros((num_replicas, compiled.term_count), dtype=np.int32),
         lhs=np.zeros((num_replicas, compiled.num_rows)), row_delta=np.zeros((num_replicas, compiled.num_rows)),
         energies=np.zeros(num_replicas), best_states=np.empty_like(states), best_energies=np.empty(num_replicas),
         flips=np.zeros(num_replicas, dtype=np.int64),
         hit=np.zeros(num_replicas, dtype=np.int64),   # when each replica reached the target (0: not yet)
-        field=np.zeros((num_replicas, compiled.num_vars if fields else 0)))
+        field=np.zeros((num_replicas, compiled.var_count if fields else 0)))
 
 
 def run_sa(compiled, rng, states, target, time_limit, *, num_sweeps, beta_range, max_rounds, round_function,
@@ -97,7 +97,7 @@ def run_sa(compiled, rng, states, target, time_limit, *, num_sweeps, beta_range,
     deadline = start + time_limit
     span = chunk_seconds(time_limit)
     # the first chunk: about 10**5 updates (a millisecond or so), then sized from the measured speed
-    rounds, status, chunk, sampling = 0, None, max(1, 100_000 // (compiled.num_vars * num_replicas + 1)), 0.0
+    rounds, status, chunk, sampling = 0, None, max(1, 100_000 // (compiled.var_count * num_replicas + 1)), 0.0
     try:
         while status is None:
             if rounds > 0:  # restart from random states

@@ -57,13 +57,13 @@ def initial_states(compiled: CompiledModel, initial_state, num_replicas: int, rn
             raise ValueError(f"initial_state holds {start.shape[0]} states for {num_replicas} replicas")
         return start.copy()
     gen = np.random.Generator(np.random.PCG64(int(rng_state)))
-    return gen.integers(0, 2, size=(num_replicas, compiled.num_vars), dtype=np.uint8)
+    return gen.integers(0, 2, size=(num_replicas, compiled.var_count), dtype=np.uint8)
 
 
 def transfer_state(solution: Solution, compiled: CompiledModel) -> np.ndarray:
     """A previous solution's values on this model's variables (new variables start at 0)."""
     old = solution.compiled
-    state = np.zeros(compiled.num_vars, dtype=np.uint8)
+    state = np.zeros(compiled.var_count, dtype=np.uint8)
     common, new_pos, old_pos = np.intersect1d(compiled.var_ids, old.var_ids, return_indices=True)
     state[new_pos] = solution.state[old_pos]
     return state

@@ -425,5 +425,5 @@ def _answer_solution(puzzle, formulation, grid, found_by, searched):
     info = {"algorithm": found_by, "stop_reason": "target_energy"}
     if searched is not None:
         info["search"] = searched.info
-    return qlib.Solution(compiled, compiled.as_states(encode(nm, grid)) if compiled.num_vars else
+    return qlib.Solution(compiled, compiled.as_states(encode(nm, grid)) if compiled.var_count else
                          np.zeros(0, dtype=np.uint8), info)

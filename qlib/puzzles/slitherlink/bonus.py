@@ -101,7 +101,7 @@ def model_energy(bm: BonusModel, mask) -> float:
     mask = g.as_mask(mask)
     deg = g.degrees(mask)
     compiled = bm.compiled
-    state = np.zeros(compiled.num_vars, dtype=np.uint8)
+    state = np.zeros(compiled.var_count, dtype=np.uint8)
     for e, x in enumerate(bm.edges):
         state[compiled.index(x)] = mask[e]
     for p in range(g.num_points):

@@ -157,7 +157,7 @@ def random_region(rows: int, cols: int, seed: int, fill: float | None = None) ->
         fill = float(rng.uniform(0.4, 0.6))
     elif not 0.0 < validate.number("fill", fill) <= 1.0:
         raise ValueError(f"fill must be a fraction in (0, 1], got {fill!r}")
-    # two cells at least where the board has them: a one-cell region gives a clue 4, which no board takes
+    # two cells at least where the board has them: a one-cell region gives a clue 4, which only a 1x1 board takes
     target = max(min(2, rows * cols), min(rows * cols, int(round(fill * rows * cols))))
     region = np.zeros((rows, cols), dtype=bool)
     i0 = int(rng.integers(rows // 4, rows - rows // 4))       # start in the middle half
@@ -276,7 +276,8 @@ def generate(rows: int, cols: int, seed: int, keep: float = 0.0, *, max_nodes: i
     """
     rows, cols = _check_size(rows, cols)
     if rows * cols < 2:
-        raise ValueError("a 1x1 board has only the loop around its cell, whose clue 4 no board accepts")
+        raise ValueError("a 1x1 board has one puzzle only, the clue 4 around its cell: nothing to generate; "
+                         "ask for 2 cells or more")
     if not 0.0 <= validate.number("keep", keep) <= 1.0:
         raise ValueError(f"keep must be a fraction in [0, 1], got {keep!r}")
     max_nodes = validate.integer("max_nodes", max_nodes, minimum=1, none=True)
@@ -332,7 +333,8 @@ def generate_dense(rows: int, cols: int, seed: int, fraction: float = 0.6):
     """
     rows, cols = _check_size(rows, cols)
     if rows * cols < 2:
-        raise ValueError("a 1x1 board has only the loop around its cell, whose clue 4 no board accepts")
+        raise ValueError("a 1x1 board has one puzzle only, the clue 4 around its cell: nothing to generate; "
+                         "ask for 2 cells or more")
     if not 0.0 <= validate.number("fraction", fraction) <= 1.0:
         raise ValueError(f"fraction must be in [0, 1], got {fraction!r}")
     rng = _rng(seed)

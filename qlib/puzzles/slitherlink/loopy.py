@@ -23,7 +23,7 @@ def parse_loopy(game_id: str, name: str = "<loopy>") -> tuple:
     difficulty ``dX`` (``e``, ``n``, ``t`` or ``h``; ignored) are optional.  Only the
     square grid ``t0`` is read: another grid type is an error.  DESCRIPTION lists the
     cells row-major from the top left: ``0``-``3`` a clue, ``a``-``z`` a run of 1 to 26
-    cells without a clue.  A clue 4, the clues above 4 (``5``-``9``, ``A``-``Z``) that
+    cells without a clue.  A clue 4 (but on a 1x1 board), the clues above 4 (``5``-``9``, ``A``-``Z``) that
     Loopy's other grids use, the grid description (``..._``) of its aperiodic grids
     and a random-seed ID (``PARAMS#SEED``, which names a puzzle only through
     sgt-loopy's generator) are not accepted.  Errors raise :class:`~qlib.puzzles.slitherlink.SlitherlinkError`
@@ -105,6 +105,9 @@ def decode_line(line: str, name: str, lineno: int) -> tuple:
                     "of the game ID")
         if "0" <= ch <= "3":
             cells[cell] = int(ch)
+            cell += 1
+        elif ch == "4" and count == 1:   # the one board a 4 leaves room for
+            cells[cell] = 4
             cell += 1
         elif ch == "4":
             fail(k, FOUR)

@@ -194,7 +194,7 @@ class _Run:
                    loops=None if loops is None else [len(lp) for lp in loops],
                    seconds=time.perf_counter() - t0, solver_seconds=sol.info.get("seconds"),
                    seed=sol.info.get("seed"), state=mask.copy(), forbidden=0,
-                   var_count=sol.compiled.num_vars, term_count=sol.compiled.model.term_count,
+                   var_count=sol.compiled.var_count, term_count=sol.compiled.model.term_count,
                    solver_stop=sol.info.get("stop_reason"))
         self.iterations.append(rec)
         return rec
@@ -419,7 +419,7 @@ def _rounds(run, exact, options, cut_options, user_steps):
             compiled = run.spec.compile(run.sm, run.model)
             if run.remaining() <= 0:   # building the model took the time
                 return run.result("time_limit")
-        if compiled.num_vars == 0:   # the presolve left one state: it is an answer or there is none
+        if compiled.var_count == 0:   # the presolve left one state: it is an answer or there is none
             state = np.zeros(0, dtype=np.uint8)
             mask = run.spec.decode_state(run.sm, compiled, state)
             loops = run.split(mask)
