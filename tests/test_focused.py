@@ -195,3 +195,24 @@ def test_lazy_cuts_validates_its_input():
         pack_cuts([([1, 1], [0, 0])], 4)
     with pytest.raises(ValueError, match="outside"):
         pack_cuts([([5], [0])], 4)
+
+
+@pytest.mark.parametrize("lazy", [False, True])
+def test_a_target_reached_on_the_last_allowed_step_is_reported(lazy):
+    n, ones = (8, [1, 4, 6]) if lazy else (30, [0, 3, 5, 8, 11])
+    comp = exactly_k_model(n, len(ones))
+    wanted = np.zeros(n, dtype=np.uint8)
+    wanted[ones] = 1
+    options = dict(lazy_cuts=LazyCuts(cut_all_but_wanted(wanted), energy=0.0, interval=1)) if lazy else {}
+    free = qlib.solve(comp, backend="cpu", algorithm="focused", seed=3, target_energy=0, num_replicas=1,
+                      time_limit=10, **options)
+    steps = free.info["steps_of_winner"]
+    assert free.energy == 0 and steps > 1
+    assert free.info["stop_reason"] == ("accepted" if lazy else "target_energy")
+    capped = qlib.solve(comp, backend="cpu", algorithm="focused", seed=3, target_energy=0, num_replicas=1,
+                        time_limit=10, max_steps=steps, **options)
+    assert capped.info["stop_reason"] == free.info["stop_reason"]
+    assert capped.energy == 0 and (capped.state == free.state).all()
+    short = qlib.solve(comp, backend="cpu", algorithm="focused", seed=3, target_energy=0, num_replicas=1,
+                       time_limit=10, max_steps=steps - 1, **options)
+    assert short.info["stop_reason"] == "max_steps"

@@ -82,3 +82,14 @@ def test_ctrl_c_exits_130(tmp_path):
     assert "Traceback" not in err and err.strip().splitlines()[-1] == "qlib: interrupted"
     data = json.loads(out)
     assert (data["status"], data["stop_reason"]) == ("interrupted", "interrupted")
+
+
+def test_a_webpbn_xml_file_solves_from_the_cli(tmp_path):
+    from test_formats_more import WEBPBN_1
+
+    path = tmp_path / "webpbn-1.xml"
+    path.write_text(WEBPBN_1)
+    out = run(str(path), "--json", "--seed", "1", "--check-unique")
+    assert out.returncode == 0, out.stderr
+    data = json.loads(out.stdout)
+    assert data["status"] == "solved" and data["unique"] is True and data["goal_matches"] is True

@@ -201,3 +201,16 @@ def test_an_accepted_answer_is_the_state_returned():
             assert np.array_equal(sol.state, wanted)
         else:
             assert sol.info["stop_reason"] == "target_energy" and not np.array_equal(sol.state, wanted)
+
+
+def test_unknown_options_raise_even_when_the_presolve_answers():
+    ex1 = sl.parse(qlib.data_path("slitherlink-5x5-blog-ex1.txt"))
+    with pytest.raises(TypeError, match="foo"):
+        sl.solve(ex1, foo=1)
+    with pytest.raises(TypeError, match="cut_energy"):   # a lazy-cut option, given to the outer iteration
+        sl.solve(ex1, method="outer", cut_energy=1.0)
+    from qlib.puzzles import nonogram as ng
+
+    with pytest.raises(TypeError, match="foo"):
+        ng.solve(ng.parse(qlib.data_path("nonogram-webpbn-6.non")), foo=1)
+    assert sl.solve(ex1, seed=1, cut_interval=10).solved   # a known option still passes

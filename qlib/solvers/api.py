@@ -26,7 +26,7 @@ from .options import (Common, ExhaustiveOptions, FocusedOptions, GPUFocusedOptio
                       option_names)
 from .seeding import draw_seed
 
-__all__ = ["solve", "warmup", "resolve", "BACKENDS", "REGISTRY", "Algorithm", "Backend", "DEFAULT_TIME_LIMIT"]
+__all__ = ["solve", "warmup", "resolve", "check_option_names", "BACKENDS", "REGISTRY", "Algorithm", "Backend", "DEFAULT_TIME_LIMIT"]
 
 BACKENDS = ("exhaustive", "cpu", "gpu", "auto")
 DEFAULT_TIME_LIMIT = 10.0
@@ -96,6 +96,23 @@ def _misplaced(name: str, backend: Backend, alg: Algorithm, auto: bool) -> str:
 
 def _names(names) -> str:
     return " or ".join(repr(n) for n in names)
+
+
+def check_option_names(backend, names, *, extra=(), caller: str = "solve") -> None:
+    """``TypeError`` for an option that no algorithm of ``backend`` takes (nor ``extra``).
+
+    A puzzle's solve checks its options with it up front, since its presolve may
+    answer before any search would have refused them.  A backend outside the
+    registry (a callable) takes what it takes, so nothing is checked for it.
+    """
+    if not isinstance(backend, str) or (backend not in REGISTRY and backend != "auto"):
+        return
+    backends = [REGISTRY["cpu"], REGISTRY["gpu"]] if backend == "auto" else [REGISTRY[backend]]
+    known = {"algorithm", *extra} | {n for b in backends for a in b.algorithms for n in a.option_names}
+    stray = sorted(set(names) - known)
+    if stray:
+        raise TypeError(f"{caller}() got unknown option(s) {', '.join(map(repr, stray))}; with backend "
+                        f"{backend!r} it takes {', '.join(sorted(known))}")
 
 
 def resolve(backend: Backend, algorithm, compiled, target_energy, options: dict):

@@ -333,6 +333,9 @@ def replica_steps(rep, m, rows, p, R, C, end, has_separation):
             best_energy[rep] = energy
             for i in range(n):
                 best_x[rep, i] = x[i]
+    if status[rep] == RUNNING and energy <= p.target + EPS:   # reached on the chunk's last step
+        status[rep] = WAITING if has_separation else AT_TARGET
+        since_separation = 0
     energies[rep] = energy
     steps[rep] = step
     since[rep] = since_separation

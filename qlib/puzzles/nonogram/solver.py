@@ -40,6 +40,7 @@ import numpy as np
 
 import qlib
 from qlib import validate
+from qlib.solvers.api import check_option_names
 
 from ..result import PuzzleResult
 from . import lines
@@ -214,6 +215,7 @@ def solve(puzzle, *, formulation: str = "cons", method: str | None = None, backe
     if seed is None:
         seed = int(np.random.SeedSequence().entropy % (1 << 62))
     method = _resolve_method(method, formulation, backend, options)
+    check_option_names(backend, options, caller="nonogram.solve")
     if method == "auto" and backend == "auto":   # the model search's budget depends on the backend
         from ...solvers import gpu
 
