@@ -154,3 +154,40 @@ def test_exhaustive_stops_at_ctrl_c():
             os.killpg(proc.pid, signal.SIGKILL)
     assert proc.returncode == 3 and out.strip() == "interrupted", err
     assert took < 1.0          # a chunk lasts ~20 ms; the whole enumeration takes far longer
+
+
+def _random_nonogram(n: int, seed: int):
+    from qlib.puzzles import nonogram as ng
+    from qlib.puzzles.nonogram.puzzle import blocks_of
+
+    grid = np.random.default_rng(seed).random((n, n)) < 0.55
+    rows = [",".join(map(str, blocks_of(r))) or "0" for r in grid]
+    cols = [",".join(map(str, blocks_of(c))) or "0" for c in grid.T]
+    return ng.parse_text(f"width {n}\nheight {n}\nrows\n" + "\n".join(rows) + "\ncolumns\n" + "\n".join(cols) + "\n")
+
+
+@pytest.mark.parametrize("case", ["slitherlink", "nonogram", "nonogram-qubo"])
+def test_a_100x100_input_ends_within_its_limit(case):
+    """The whole call (presolve, model building, search) keeps the limit: +10 %, +0.5 s.
+
+    The Slitherlink board is the 10 x 10 puzzle tiled 10 x 10 times (no answer is known or quick);
+    the nonogram is a random 100 x 100 grid's clues."""
+    from qlib.puzzles import nonogram as ng
+
+    limit = 2.0
+    if case == "slitherlink":
+        small = sl.parse(qlib.data_path("slitherlink-10x10-qbpp.txt"))
+        rows = ["".join("." if c is None else str(c) for c in row) * 10 for row in small.clues] * 10
+        board = sl.parse_text("\n".join(rows) + "\n")
+        sl.solve(small, seed=1)   # compile off the clock
+        t0 = time.perf_counter()
+        result = sl.solve(board, seed=1, time_limit=limit)
+    else:
+        puzzle = _random_nonogram(100, 1)
+        form = "qubo" if case.endswith("qubo") else "cons"
+        ng.solve(ng.parse(qlib.data_path("nonogram-webpbn-6.non")), formulation=form, seed=1)
+        t0 = time.perf_counter()
+        result = ng.solve(puzzle, formulation=form, seed=1, time_limit=limit)
+    elapsed = time.perf_counter() - t0
+    assert elapsed <= 1.1 * limit + 0.5, f"{case}: {elapsed:.2f} s for a {limit} s limit"
+    assert result.solved or result.stop_reason in ("time_limit", "no_answer")

@@ -8,6 +8,7 @@ constants 0 and 1, and the model shrinks to the cells still open.
 
 from __future__ import annotations
 
+import time
 from dataclasses import dataclass
 
 import numpy as np
@@ -144,7 +145,35 @@ def _shift_ranges(puzzle: Nonogram, grid: np.ndarray):
     return ranges
 
 
-def build_model(puzzle, formulation: str = "cons", known=None) -> NonogramModel:
+class BuildTimeUp(Exception):
+    """:func:`build_model` passed its ``deadline`` before the model was finished."""
+
+
+#: Constraints expanded at a time (formulation "qubo"), with a look at the clock between batches.
+_BATCH = 256
+
+
+def _check_clock(deadline) -> None:
+    if deadline is not None and time.perf_counter() > deadline:
+        raise BuildTimeUp
+
+
+def _expand(model, deadline) -> qlib.Model:
+    """``qlib.expand_cons(model)``, a batch of constraints at a time: the same polynomial, built in
+    time linear in its size (one sum of the pieces) and stoppable at ``deadline``."""
+    pieces = [qlib.expand_cons(qlib.Model(model.objective, [])).objective]
+    constraints = list(model.constraints)
+    report = dict(model.report, slack_vars=[], slack_by_constraint={})
+    for b in range(0, len(constraints), _BATCH):
+        _check_clock(deadline)
+        part = qlib.expand_cons(qlib.Model(qlib.sum([]), constraints[b:b + _BATCH]), prefix=f"{qlib.expand.AUX_PREFIX}{b}")
+        pieces.append(part.objective)
+        report["slack_vars"] += part.report["slack_vars"]
+        report["slack_by_constraint"].update(part.report["slack_by_constraint"])
+    return qlib.Model(qlib.sum(pieces), [], report)
+
+
+def build_model(puzzle, formulation: str = "cons", known=None, *, deadline: float | None = None) -> NonogramModel:
     """The nonogram as a model with energy 0 exactly at its solutions.
 
     ``formulation="cons"`` keeps one native equality per cell (row colour == column
@@ -160,7 +189,9 @@ def build_model(puzzle, formulation: str = "cons", known=None) -> NonogramModel:
     the wall positions outside that range become constants, and a decided cell
     asks for its colour from its row and from its column separately.  The
     zero-energy states are then the answers that agree with the known cells.
-    Known cells that leave a line no placement raise ValueError.
+    Known cells that leave a line no placement raise ValueError.  ``deadline`` (a
+    ``time.perf_counter()`` value) makes a build still running then raise
+    :class:`BuildTimeUp`, so that a solve keeps its time limit on a large puzzle.
     """
     if formulation not in FORMULATIONS:
         raise ValueError(f"unknown formulation {formulation!r}; choose one of {', '.join(FORMULATIONS)}")
@@ -168,14 +199,15 @@ def build_model(puzzle, formulation: str = "cons", known=None) -> NonogramModel:
     grid = None if known is None else known_cells(puzzle, known)
     ranges = [None] * (puzzle.height + puzzle.width) if grid is None else _shift_ranges(puzzle, grid)
     h = puzzle.height
-    row_vars = tuple(_line_vars(f"row{i}", clue, puzzle.width, ranges[i]) for i, clue in enumerate(puzzle.rows))
-    col_vars = tuple(_line_vars(f"col{j}", clue, puzzle.height, ranges[h + j])
+    row_vars = tuple(_check_clock(deadline) or _line_vars(f"row{i}", clue, puzzle.width, ranges[i])
+                     for i, clue in enumerate(puzzle.rows))
+    col_vars = tuple(_check_clock(deadline) or _line_vars(f"col{j}", clue, puzzle.height, ranges[h + j])
                      for j, clue in enumerate(puzzle.columns))
     shown = None if grid is None else tuple("".join("?" if v < 0 else BLACK if v else WHITE for v in row)
                                             for row in grid)
     nm = NonogramModel(puzzle, qlib.Model(), row_vars, col_vars, formulation, shown)
 
-    objective = qlib.sum(line_penalty(walls) for walls in row_vars + col_vars)
+    objective = qlib.sum(_check_clock(deadline) or line_penalty(walls) for walls in row_vars + col_vars)
     constraints, conflicts = [], []
 
     def require(difference, label, cell):
@@ -188,6 +220,7 @@ def build_model(puzzle, formulation: str = "cons", known=None) -> NonogramModel:
             objective = objective + difference.constant_term ** 2
 
     for i in range(puzzle.height):
+        _check_clock(deadline)
         for j in range(puzzle.width):
             value = -1 if grid is None else int(grid[i, j])
             if value < 0:
@@ -197,7 +230,7 @@ def build_model(puzzle, formulation: str = "cons", known=None) -> NonogramModel:
                 require(col_colour(nm, i, j) - value, f"cell ({i},{j}) column", (i, j))
     model = qlib.Model(objective, constraints, {"fixed_conflicts": conflicts})
     if formulation == "qubo":
-        model = qlib.expand_cons(model)
+        model = _expand(model, deadline)
     nm.model = model
     return nm
 

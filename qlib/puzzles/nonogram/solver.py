@@ -48,7 +48,7 @@ from .count import count_from
 from .display import render_text
 from .engine import TIME_UP, Engine
 from .engine import warmup as _warm_engine
-from .model import FORMULATIONS, build_model, decode, encode
+from .model import FORMULATIONS, BuildTimeUp, build_model, decode, encode
 from .parsing import parse
 from .puzzle import Nonogram
 from .rules import is_solution
@@ -293,12 +293,31 @@ class _Run:
             result._make_solution = lambda: _answer_solution(self.puzzle, self.formulation, grid, found_by, self.best)
         return result
 
+    def _build(self, known) -> bool:
+        """Build and compile the model within the time limit; False when the limit came first.
+
+        The build looks at the clock as it goes.  Compiling cannot stop half way; it takes
+        about half as long as the build, so it starts only when that much time is left.
+        """
+        t0 = time.perf_counter()
+        try:
+            model = build_model(self.puzzle, formulation=self.formulation, known=known, deadline=self.deadline)
+        except BuildTimeUp:
+            self._clock("build_seconds", t0)
+            return False
+        if self.left() < 0.5 * (time.perf_counter() - t0):
+            self._clock("build_seconds", t0)
+            return False
+        self.model = model
+        self.compiled = qlib.compile(model.model)
+        self._clock("build_seconds", t0)
+        return True
+
     # -- method="search" ---------------------------------------------------------
     def search(self) -> NonogramResult:
         t0 = time.perf_counter()
-        self.model = build_model(self.puzzle, formulation=self.formulation)
-        self.compiled = qlib.compile(self.model.model)
-        self._clock("build_seconds", t0)
+        if not self._build(None):
+            return self.result("unsolved", "time_limit")
         if self.left() <= 1e-3:
             return self.result("unsolved", "time_limit")
         t0 = time.perf_counter()
@@ -360,10 +379,8 @@ class _Run:
         if self.compiled is None:
             if self.left() < BUILD_SECONDS_PER_CELL * int((self.root < 0).sum()):
                 return None, None   # no time to build the model: backtracking goes on alone
-            t0 = time.perf_counter()
-            self.model = build_model(self.puzzle, formulation=self.formulation, known=self.root)
-            self.compiled = qlib.compile(self.model.model)
-            self._clock("build_seconds", t0)
+            if not self._build(self.root):
+                return None, "time_limit"
         held = _warm_search(self.backend)   # the first search: its kernels compile off the clock
         self.jit, self.held, self.deadline = self.jit + held, self.held + held, self.deadline + held
         if self.left() <= 1e-3:

@@ -124,22 +124,32 @@ class SatSearch:
         self.grid = g
         self.E = g.num_edges
         self.solver = _solver_class()()
-        add = self.solver.add_clause
-        for i, j, n in board.clue_cells:
-            for cl in _exactly([int(e) + 1 for e in g.cell_edges[i * board.cols + j]], n):
-                add(cl)
-        for row in g.point_edges:
-            lits = [int(e) + 1 for e in row if e >= 0]
-            for cl in _degree_0_or_2(lits):
-                add(cl)
-        add(list(range(1, self.E + 1)))                                      # some edge is drawn
-        if fixed is not None:
-            for e in np.flatnonzero(np.asarray(fixed) >= 0):
-                add([int(e) + 1 if fixed[e] == 1 else -(int(e) + 1)])
+        self._setup = self._static_clauses(board, g, fixed)   # added by advance(), within its deadline
         self.iterations = 0
         self.loop_clauses = 0
         self.work = 0           # conflicts, plus ITERATION_WORK per loop-clause round (see advance)
         self._pending = False   # a SAT call stopped by its budget, to go on with
+
+    def _static_clauses(self, board, g, fixed):
+        """The clue, degree and some-edge clauses (and the unit clauses of ``fixed``), in a fixed order."""
+        for i, j, n in board.clue_cells:
+            yield from _exactly([int(e) + 1 for e in g.cell_edges[i * board.cols + j]], n)
+        for row in g.point_edges:
+            yield from _degree_0_or_2([int(e) + 1 for e in row if e >= 0])
+        yield list(range(1, self.E + 1))                                      # some edge is drawn
+        if fixed is not None:
+            for e in np.flatnonzero(np.asarray(fixed) >= 0):
+                yield [int(e) + 1 if fixed[e] == 1 else -(int(e) + 1)]
+
+    def _add_static(self, deadline) -> bool:
+        """Add the static clauses, looking at the clock every 4096; False if the deadline came first."""
+        add = self.solver.add_clause
+        for k, clause in enumerate(self._setup):
+            add(clause)
+            if k % 4096 == 4095 and time.perf_counter() >= deadline:
+                return False
+        self._setup = None
+        return True
 
     def close(self):
         """Free the SAT solver."""
@@ -163,6 +173,8 @@ class SatSearch:
         pysat's CaDiCaL classes do not implement ``interrupt()``, hence the
         slices; the solver keeps its state between them.
         """
+        if self._setup is not None and not self._add_static(deadline):
+            return "running", None
         while True:
             if self.work >= work_stop or time.perf_counter() >= deadline:
                 return "running", None

@@ -405,6 +405,8 @@ def _rounds(run, exact, options, cut_options, user_steps):
     cuts = []
     compiled = None
     while True:
+        if run.remaining() <= 0:   # the presolve, or the last turn, took the time
+            return run.result("time_limit")
         if exact is not None:
             try:
                 status, mask = exact.advance(rounds, run.start + run.time_limit)
