@@ -56,9 +56,7 @@ def is_solution(board, h, v) -> bool:
     return not check(board, h, v)
 
 
-# -----------------------------------------------------------------------------
-# The solver
-# -----------------------------------------------------------------------------
+# -- the solver ---------------------------------------------------------------
 @dataclass(kw_only=True)
 class SlitherlinkResult(PuzzleResult):
     """What :func:`solve` found.
