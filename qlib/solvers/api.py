@@ -26,7 +26,8 @@ from .options import (Common, ExhaustiveOptions, FocusedOptions, GPUFocusedOptio
                       option_names)
 from .seeding import draw_seed
 
-__all__ = ["solve", "warmup", "resolve", "check_option_names", "BACKENDS", "REGISTRY", "Algorithm", "Backend", "DEFAULT_TIME_LIMIT"]
+__all__ = ["solve", "warmup", "resolve", "check_option_names",
+           "BACKENDS", "REGISTRY", "Algorithm", "Backend", "DEFAULT_TIME_LIMIT"]
 
 BACKENDS = ("exhaustive", "cpu", "gpu", "auto")
 DEFAULT_TIME_LIMIT = 10.0

@@ -166,7 +166,8 @@ def _expand(model, deadline) -> qlib.Model:
     report = dict(model.report, slack_vars=[], slack_by_constraint={})
     for b in range(0, len(constraints), _BATCH):
         _check_clock(deadline)
-        part = qlib.expand_cons(qlib.Model(qlib.sum([]), constraints[b:b + _BATCH]), prefix=f"{qlib.expand.AUX_PREFIX}{b}")
+        part = qlib.expand_cons(qlib.Model(qlib.sum([]), constraints[b:b + _BATCH]),
+                                prefix=f"{qlib.expand.AUX_PREFIX}{b}")
         pieces.append(part.objective)
         report["slack_vars"] += part.report["slack_vars"]
         report["slack_by_constraint"].update(part.report["slack_by_constraint"])
@@ -191,7 +192,7 @@ def build_model(puzzle, formulation: str = "cons", known=None, *, deadline: floa
     zero-energy states are then the answers that agree with the known cells.
     Known cells that leave a line no placement raise ValueError.  ``deadline`` (a
     ``time.perf_counter()`` value) makes a build still running then raise
-    :class:`BuildTimeUp`, so that a solve keeps its time limit on a large puzzle.
+    ``BuildTimeUp``, so that a solve keeps its time limit on a large puzzle.
     """
     if formulation not in FORMULATIONS:
         raise ValueError(f"unknown formulation {formulation!r}; choose one of {', '.join(FORMULATIONS)}")
