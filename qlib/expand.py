@@ -14,6 +14,7 @@ from fractions import Fraction
 from . import validate
 from .constraints import Allowed, Constraint, Model, as_model, value_range
 from .expr import Expr, Var, label_of
+from .expr import sum as sum_exprs
 
 __all__ = ["expand_cons", "to_qubo"]
 
@@ -173,7 +174,7 @@ def expand_cons(model, *, prefix: str = AUX_PREFIX) -> Model:
     """
     model = as_model(model)
     taken = {label_of(v) for v in model.var_ids}
-    objective = model.objective
+    pieces = [model.objective]
     slack: dict[str, list[str]] = {}
     for k, con in enumerate(model.constraints):
         name = f"{prefix}_slack{k}"
@@ -183,7 +184,8 @@ def expand_cons(model, *, prefix: str = AUX_PREFIX) -> Model:
             raise ValueError(f"the model already uses the auxiliary label(s) {sorted(clash)}")
         if labels:
             slack[con.label or f"constraint {k}"] = labels
-        objective = objective + penalty
+        pieces.append(penalty)
+    objective = sum_exprs(pieces)   # one sum: linear in the size, where adding one at a time is quadratic
     report = dict(model.report)
     report["slack_vars"] = report.get("slack_vars", []) + [lab for labs in slack.values() for lab in labs]
     report["slack_by_constraint"] = slack

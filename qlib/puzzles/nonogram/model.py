@@ -159,8 +159,8 @@ def _check_clock(deadline) -> None:
 
 
 def _expand(model, deadline) -> qlib.Model:
-    """``qlib.expand_cons(model)``, a batch of constraints at a time: the same polynomial, built in
-    time linear in its size (one sum of the pieces) and stoppable at ``deadline``."""
+    """``qlib.expand_cons(model)``, a batch of constraints at a time, so that the build looks at
+    the clock between batches and stops at ``deadline``."""
     pieces = [qlib.expand_cons(qlib.Model(model.objective, [])).objective]
     constraints = list(model.constraints)
     report = dict(model.report, slack_vars=[], slack_by_constraint={})
