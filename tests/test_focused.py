@@ -216,3 +216,29 @@ def test_a_target_reached_on_the_last_allowed_step_is_reported(lazy):
     short = qlib.solve(comp, backend="cpu", algorithm="focused", seed=3, target_energy=0, num_replicas=1,
                        time_limit=10, max_steps=steps - 1, **options)
     assert short.info["stop_reason"] == "max_steps"
+
+
+@pytest.mark.parametrize("share", [False, True])
+def test_the_pool_size_changes_no_result(share):
+    # Slitherlink 5x5 on edge variables: hundreds of distinct loop cuts.  Pools that start with room
+    # for 1 cut and 1 literal must grow without losing a cut, so the search is the one with pools
+    # large enough from the start: the same answer, in the same steps, with the same cuts.
+    from qlib.puzzles import slitherlink as sl
+
+    board = sl.parse(qlib.data_path("slitherlink-5x5-blog-ex1.txt"))
+    sm = sl.build_model(board, formulation="hubo")
+    comp = qlib.compile(sm.model)
+
+    def run(max_cuts, max_lits):
+        lazy = sl.loop_cuts(sm, comp, energy=2.0, interval=4, max_cuts=max_cuts, max_cut_literals=max_lits)
+        return qlib.solve(comp, algorithm="focused", lazy_cuts=lazy, seed=11, num_replicas=4, num_threads=1,
+                          share_cuts=share, time_limit=60, max_steps=400_000)
+
+    small, large = run(1, 1), run(1 << 14, 1 << 20)
+    assert large.info["num_cuts"] > 2   # the small pools had to grow
+    assert large.info["stop_reason"] == "accepted"
+    assert sl.is_solution(board, *board.grid.to_hv(sl.decode(sm, large)))
+    for key in ("stop_reason", "steps_of_winner", "replica", "num_cuts", "separation_calls"):
+        assert small.info[key] == large.info[key], key
+    assert (small.state == large.state).all()
+    assert all((a == c).all() and (b == d).all() for (a, b), (c, d) in zip(small.info["cuts"], large.info["cuts"]))

@@ -191,3 +191,17 @@ def test_a_100x100_input_ends_within_its_limit(case):
     elapsed = time.perf_counter() - t0
     assert elapsed <= 1.1 * limit + 0.5, f"{case}: {elapsed:.2f} s for a {limit} s limit"
     assert result.solved or result.stop_reason in ("time_limit", "no_answer")
+
+
+def test_a_thousand_replicas_with_lazy_cuts_keep_the_limit():
+    """Setting up the replicas (their cut pools), the separation calls between chunks and the
+    final energies all count: 1,000 replicas with lazy cuts end within the limit (+10 %, +0.5 s)."""
+    board = sl.parse(qlib.data_path("slitherlink-10x10-qbpp.txt"))
+    sl.solve(board, seed=1, formulation="hubo", complete=False, time_limit=1)   # compile off the clock
+    limit = 0.5
+    t0 = time.perf_counter()
+    result = sl.solve(board, seed=1, formulation="hubo", complete=False, num_replicas=1000, time_limit=limit)
+    elapsed = time.perf_counter() - t0
+    assert elapsed <= 1.1 * limit + 0.5, f"{elapsed:.2f} s for a {limit} s limit"
+    assert result.stop_reason in ("time_limit", "answer")
+    assert not result.solved or sl.is_solution(board, result.h, result.v)

@@ -32,9 +32,13 @@ import numpy as np
 from .. import validate
 from ..limits import check_allocation
 from .focused_kernel import (ACCEPTED, AT_TARGET, EPS, POOL_FULL, RUNNING, WAITING, CutPool, PackedCuts, Params,
-                             Replicas, RowVars, add_cuts, focused_chunk, init_replicas, share_cuts)
+                             Replicas, RowVars, add_cuts, focused_chunk, init_replicas, model_energies, share_cuts)
 
-__all__ = ["LazyCuts", "run_focused", "warmup_cuts", "pack_cuts", "new_replicas", "new_pool", "grow_pool"]
+__all__ = ["LazyCuts", "run_focused", "warmup_cuts", "pack_cuts", "new_replicas", "new_pool", "grow_pool",
+           "pool_capacity", "POOL_BYTES"]
+
+#: Bytes the replicas' cut pools may take at the start of a CPU search (they grow when full).
+POOL_BYTES = 1 << 26
 
 
 class LazyCuts:
@@ -53,8 +57,10 @@ class LazyCuts:
     energy is reached; a target state that gets no cut ends the search.
     While the calls give nothing to cut, a replica waits twice as long before
     the next one (up to 4096 steps); a cut brings the wait back to ``interval``.
-    ``max_cuts`` and ``max_cut_literals`` size each replica's cut pool (it
-    grows when full).  ``cuts``: cuts every replica starts with, e.g. those
+    ``max_cuts`` and ``max_cut_literals`` size each replica's cut pool at the
+    start (less when many replicas would make it large: :func:`pool_capacity`);
+    it grows when full, and a full pool loses no cut, so its size changes only
+    the memory taken, never the search.  ``cuts``: cuts every replica starts with, e.g. those
     a previous search found (``solution.info["cuts"]``), so a restart keeps them.
     """
 
@@ -109,7 +115,8 @@ def new_replicas(compiled, start_states, rng_states, max_cuts) -> Replicas:
         energy=np.zeros(P), best_energy=np.zeros(P),
         best_x=start_states.copy(), tabu=np.zeros((P, n), dtype=np.int64), steps=np.zeros(P, dtype=np.int64),
         since_separation=np.zeros(P, dtype=np.int64), separation_wait=np.ones(P, dtype=np.int64), rng=rng,
-        bad_list=np.zeros((P, num_comp), dtype=np.int32), bad_pos=np.full((P, num_comp), -1, dtype=np.int32),
+        bad_list=np.zeros((P, num_comp), dtype=np.int32),
+        bad_pos=np.empty((P, num_comp), dtype=np.int32),   # init_replicas fills it
         bad_count=np.zeros((P, 8), dtype=np.int64), status=np.zeros(P, dtype=np.int64))
 
 
@@ -123,6 +130,43 @@ def new_pool(P, n, max_cuts, max_lits) -> CutPool:
         head=np.full((P, n), -1, dtype=np.int32), lit_next=np.full((P, max_lits), -1, dtype=np.int32),
         lit_cut=np.zeros((P, max_lits), dtype=np.int32), on=np.zeros((P, n), dtype=np.int32),
         crit=np.zeros((P, n), dtype=np.int32))
+
+
+def pool_capacity(lazy: LazyCuts, num_replicas: int, pool_bytes: int = POOL_BYTES) -> tuple[int, int]:
+    """(cuts, literals) each replica's pool starts with: ``lazy``'s ``max_cuts`` and ``max_cut_literals``,
+    less (down to 64 cuts and 1024 literals) when ``num_replicas`` pools of that size would pass
+    ``pool_bytes`` (13 bytes a literal, 36 a cut)."""
+    half = pool_bytes // 2
+    cuts = min(lazy.max_cuts, max(64, half // (36 * num_replicas)))
+    lits = min(lazy.max_cut_literals, max(1024, half // (13 * num_replicas)))
+    return cuts, lits
+
+
+def _add_all(rep, packed, R, C, zobrist, weight, num_base):
+    """Add ``packed`` to replica ``rep``'s pool, growing the pools until every cut is in; returns
+    (R, C, how many were new).  A cut already in is skipped, so a retry after growing adds the rest."""
+    added = 0
+    while True:
+        added += add_cuts(rep, packed, R, C, zobrist, weight, num_base)
+        if R.status[rep] != POOL_FULL:
+            return R, C, added
+        R, C = grow_pool(R, C, num_base)
+        R.status[rep] = RUNNING
+
+
+def _share(R, C, zobrist, shared_upto, weight, num_base):
+    """:func:`~.focused_kernel.share_cuts`, after growing the pools until each has room for every cut
+    found since the last pooling (so none is lost); returns (R, C)."""
+    P = R.x.shape[0]
+    rows = np.arange(P)
+    count = C.count[:, 0]
+    new_cuts = int((count - shared_upto).sum())
+    new_lits = int((C.ptr[rows, count] - C.ptr[rows, shared_upto]).sum())
+    while ((count + new_cuts > C.num_false.shape[1]).any()
+           or (C.ptr[rows, count] + new_lits > C.vars.shape[1]).any()):
+        R, C = grow_pool(R, C, num_base)
+    share_cuts(R, C, zobrist, shared_upto, weight, num_base)
+    return R, C
 
 
 def grow_pool(R: Replicas, C: CutPool, num_base: int):
@@ -146,7 +190,7 @@ def grow_pool(R: Replicas, C: CutPool, num_base: int):
 
 def run_focused(compiled, rng_states, start_states, target, time_limit, *, noise=0.2,
                 tabu_tenure=(0, 2), lazy: LazyCuts | None = None, max_steps=None, share=True, sync_steps=20_000,
-                chunk_function=focused_chunk, chunk_seconds=0.02):
+                chunk_function=focused_chunk, chunk_seconds=0.02, pool_bytes=POOL_BYTES):
     """Drive ``chunk_function`` (:func:`~.focused_kernel.focused_chunk` on the CPU cores, or the GPU backend's,
     :class:`qlib.solvers.gpu.FocusedChunkGPU`) in short chunks until done, out of time or out of steps.
 
@@ -155,7 +199,7 @@ def run_focused(compiled, rng_states, start_states, target, time_limit, *, noise
     are sized from the measured step rate so that the clock is read every
     ``chunk_seconds``; the separation calls, adding and pooling cuts run here,
     between chunks; replicas pool their cuts every ``sync_steps`` steps when
-    ``share`` is on.  Ctrl-C ends the search with ``stop_reason="interrupted"``
+    ``share`` is on.  The cut pools start within ``pool_bytes`` (:func:`pool_capacity`).  Ctrl-C ends the search with ``stop_reason="interrupted"``
     and the best state so far.
     """
     start = time.perf_counter()
@@ -168,7 +212,7 @@ def run_focused(compiled, rng_states, start_states, target, time_limit, *, noise
         cut_energy, interval, weight, max_cuts, max_lits = -np.inf, 1 << 30, 1.0, 1, 1
     else:
         cut_energy, interval, weight = lazy.energy, lazy.interval, lazy.weight
-        max_cuts, max_lits = lazy.max_cuts, lazy.max_cut_literals
+        max_cuts, max_lits = pool_capacity(lazy, num_replicas, pool_bytes)
     P = num_replicas
     R = new_replicas(compiled, start_states, rng_states, max_cuts)
     R.separation_wait[:] = interval
@@ -185,19 +229,15 @@ def run_focused(compiled, rng_states, start_states, target, time_limit, *, noise
     if lazy is not None and lazy.cuts:   # a restart keeps the cuts found before it
         packed = pack_cuts(lazy.cuts, n)
         for rep in range(P):
-            while True:
-                add_cuts(rep, packed, R, C, zobrist, weight, num_base)
-                if R.status[rep] != POOL_FULL:
-                    break
-                R, C = grow_pool(R, C, num_base)   # duplicates of the cuts already in are skipped
-                R.status[rep] = RUNNING
+            R, C, _ = _add_all(rep, packed, R, C, zobrist, weight, num_base)
         R.best_energy[:] = R.energy
         R.best_x[:] = R.x
     answers = {}
     limit_steps = (1 << 62) if max_steps is None else int(max_steps)
     sync = int(sync_steps) if (lazy is not None and share and P > 1) else limit_steps
     sync_at = min(sync, limit_steps)
-    chunk, stop_reason = 256, None
+    # a first chunk of at most 2**16 steps in all: the clock is read before many replicas run long
+    chunk, stop_reason = int(min(256, max(16, (1 << 16) // P))), None
     finish_by = np.int64(1) << 62
     separation_calls = 0
     separation_seconds = 0.0
@@ -212,6 +252,8 @@ def run_focused(compiled, rng_states, start_states, target, time_limit, *, noise
             done_steps = int((R.steps - before).max())
             for rep in np.flatnonzero(R.status == WAITING):  # replica order: deterministic
                 h0 = time.perf_counter()
+                if h0 >= deadline:   # thousands of replicas may wait: the clock is read between calls
+                    break
                 answer, cuts = lazy.separate(R.x[rep].copy(), float(R.energy[rep]) + compiled.offset)
                 separation_calls += 1
                 if answer is not None:
@@ -220,7 +262,7 @@ def run_focused(compiled, rng_states, start_states, target, time_limit, *, noise
                     continue
                 packed = pack_cuts(cuts, n)
                 R.status[rep] = RUNNING
-                added = add_cuts(rep, packed, R, C, zobrist, weight, num_base)
+                R, C, added = _add_all(rep, packed, R, C, zobrist, weight, num_base)
                 if added == 0 and R.energy[rep] <= target + EPS and R.status[rep] == RUNNING:
                     R.status[rep] = AT_TARGET
                 # back off while the states met give nothing to cut; look often again once they do
@@ -243,7 +285,7 @@ def run_focused(compiled, rng_states, start_states, target, time_limit, *, noise
                     stop_reason = "max_steps"
                     break
                 if sync < limit_steps:
-                    share_cuts(R, C, zobrist, shared_upto, weight, num_base)
+                    R, C = _share(R, C, zobrist, shared_upto, weight, num_base)
                 sync_at = min(sync_at + sync, limit_steps)
             now = time.perf_counter()
             if now >= deadline:
@@ -276,7 +318,7 @@ def run_focused(compiled, rng_states, start_states, target, time_limit, *, noise
                 replica_states=R.best_x.copy())
     if done:
         info["replica_states"][rep] = state
-    info["replica_energies"] = np.atleast_1d(compiled.energy(info["replica_states"]))
+    info["replica_energies"] = model_energies(m, info["replica_states"], R) + compiled.offset
     return state, info
 
 

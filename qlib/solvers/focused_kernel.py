@@ -417,7 +417,8 @@ def init_replicas(m, num_obj, R):
     num_rows = row_weight.shape[0]
     for rep in range(R.x.shape[0]):
         R.energy[rep] = init_state(R.x[rep], R.false_count[rep], R.lhs[rep], m)
-        R.bad_pos[rep, :] = -1
+        for c in range(R.bad_pos.shape[1]):
+            R.bad_pos[rep, c] = -1
         R.bad_count[rep, 0] = 0
         for r in range(num_rows):
             if row_penalty(r, R.lhs[rep, r], row_weight, row_iv_ptr, row_iv_lo, row_iv_hi) > EPS:
@@ -425,3 +426,13 @@ def init_replicas(m, num_obj, R):
         for t in range(num_obj):
             if term_coef[t] > 0.0 and R.false_count[rep, t] == 0:
                 _set_bad(num_rows + t, True, R.bad_list[rep], R.bad_pos[rep], R.bad_count[rep])
+
+
+@njit(cache=True)
+def model_energies(m, states, R):
+    """The model's energy (without cuts or offset) of each row of ``states``, from scratch; one row
+    per replica, whose term counts and row sides serve as scratch (they are overwritten)."""
+    out = np.empty(states.shape[0])
+    for rep in range(states.shape[0]):
+        out[rep] = init_state(states[rep], R.false_count[rep], R.lhs[rep], m)
+    return out

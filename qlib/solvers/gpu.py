@@ -24,7 +24,6 @@ Asking for the GPU when neither a device nor the simulator is there raises.
 from __future__ import annotations
 
 import contextlib
-import copy
 import os
 import time
 import warnings
@@ -299,20 +298,6 @@ CHUNK_SECONDS = 0.1
 POOL_BYTES = 1 << 30
 
 
-def _fitting(lazy, num_replicas):
-    """``lazy`` with pools that fit :data:`POOL_BYTES` (a copy; ``lazy`` itself when they do)."""
-    if lazy is None:
-        return None
-    half = POOL_BYTES // 2
-    lits = max(1024, min(lazy.max_cut_literals, half // (13 * num_replicas)))   # 13 bytes a literal, 36 a cut
-    cuts = max(64, min(lazy.max_cuts, half // (36 * num_replicas)))
-    if (lits, cuts) == (lazy.max_cut_literals, lazy.max_cuts):
-        return lazy
-    lazy = copy.copy(lazy)
-    lazy.max_cut_literals, lazy.max_cuts = lits, cuts
-    return lazy
-
-
 def run_focused_gpu(compiled, options, common, *, resident: bool | None = None):
     """The focused search (:class:`~qlib.solvers.options.GPUFocusedOptions`) with ``num_replicas``
     replicas, one per CUDA thread; separation and cut pooling on the host between chunks.
@@ -330,9 +315,9 @@ def run_focused_gpu(compiled, options, common, *, resident: bool | None = None):
     time_limit = max(common.time_limit - (time.perf_counter() - entry), 1e-3)
     state, info = focused.run_focused(compiled, rng[:options.num_replicas], states, target, time_limit,
                                       noise=options.noise, tabu_tenure=options.tabu_tenure,
-                                      lazy=_fitting(options.lazy_cuts, options.num_replicas),
-                                      max_steps=options.max_steps, share=options.share_cuts,
-                                      chunk_function=chunk, chunk_seconds=CHUNK_SECONDS)
+                                      lazy=options.lazy_cuts, max_steps=options.max_steps,
+                                      share=options.share_cuts, chunk_function=chunk,
+                                      chunk_seconds=CHUNK_SECONDS, pool_bytes=POOL_BYTES)
     info.update(backend="gpu", device=device_name(), threads_per_block=THREADS_PER_BLOCK,
                 kernel_launches=chunk.launches, device_seconds=dict(chunk.seconds), device_jit_seconds=jit)
     return state, info
