@@ -121,7 +121,7 @@ INTERRUPT = textwrap.dedent("""
     sys.path.insert(0, {tests!r})
     import qlib
     from test_limits import heavy_model
-    model = qlib.compile(heavy_model(24, extra=48))
+    model = qlib.compile(heavy_model(24, extra=256))
     qlib.solve(heavy_model(4), backend="exhaustive")
     probe = qlib.solve(model, backend="exhaustive", time_limit=1.0)   # how long would all 2**24 take?
     print("estimate", probe.info["seconds"] * 2**24 / probe.info["flips"], flush=True)
@@ -205,3 +205,18 @@ def test_a_thousand_replicas_with_lazy_cuts_keep_the_limit():
     assert elapsed <= 1.1 * limit + 0.5, f"{elapsed:.2f} s for a {limit} s limit"
     assert result.stop_reason in ("time_limit", "answer")
     assert not result.solved or sl.is_solution(board, result.h, result.v)
+
+
+def test_a_300x300_slitherlink_keeps_a_short_limit():
+    """The presolve's probing looks at the clock, and the lattice arrays build in milliseconds:
+    a 300 x 300 board (the 10 x 10 puzzle tiled) ends within 0.5 s (+10 %, +0.5 s)."""
+    small = sl.parse(qlib.data_path("slitherlink-10x10-qbpp.txt"))
+    rows = ["".join("." if c is None else str(c) for c in row) * 30 for row in small.clues] * 30
+    text = "\n".join(rows) + "\n"
+    sl.solve(small, seed=1)   # compile off the clock
+    limit = 0.5
+    t0 = time.perf_counter()
+    result = sl.solve(sl.parse_text(text), seed=1, time_limit=limit)
+    elapsed = time.perf_counter() - t0
+    assert elapsed <= 1.1 * limit + 0.5, f"{elapsed:.2f} s for a {limit} s limit"
+    assert result.stop_reason in ("time_limit", "no_answer") and not result.solved

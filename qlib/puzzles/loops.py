@@ -138,30 +138,28 @@ def grid(rows: int, cols: int) -> Grid:
         raise ValueError(f"a board needs at least one row and one column, got {rows} x {cols}")
     R, C = rows, cols
     W = C + 1
-    ends = []
-    for i in range(R + 1):
-        for j in range(C):
-            ends.append((i * W + j, i * W + j + 1))
-    for i in range(R):
-        for j in range(C + 1):
-            ends.append((i * W + j, (i + 1) * W + j))
-    endpoints = np.array(ends, dtype=np.int64)
-    P = (R + 1) * W
-    point_edges = np.full((P, 4), -1, dtype=np.int64)
-    fill = np.zeros(P, dtype=np.int64)
-    for e, (a, b) in enumerate(ends):
-        for p in (a, b):
-            point_edges[p, fill[p]] = e
-            fill[p] += 1
     nh = (R + 1) * C
-    cell_edges = np.array(
-        [(i * C + j, (i + 1) * C + j, nh + i * W + j, nh + i * W + j + 1) for i in range(R) for j in range(C)],
-        dtype=np.int64,
-    ).reshape(R * C, 4)
-    horizontal = np.arange(len(ends)) < nh
-    pairs = [(i * C + j, i * C + j + 1) for i in range(R + 1) for j in range(C - 1)]
-    pairs += [(nh + i * W + j, nh + (i + 1) * W + j) for i in range(R - 1) for j in range(C + 1)]
-    straight = np.array(pairs, dtype=np.int64).reshape(len(pairs), 2)
+    i, j = np.divmod(np.arange(nh), C)                      # h[i][j]: from point (i, j) to (i, j + 1)
+    h_from = i * W + j
+    i, j = np.divmod(np.arange(R * W), W)                   # v[i][j]: from point (i, j) to (i + 1, j)
+    v_from = i * W + j
+    endpoints = np.stack([np.concatenate([h_from, v_from]), np.concatenate([h_from + 1, v_from + W])], axis=1)
+    P = (R + 1) * W
+    # each point's edges in increasing edge order, padded with -1
+    ends = endpoints.ravel()
+    order = np.argsort(ends, kind="stable")
+    points, edges = ends[order], order // 2
+    slot = np.arange(len(points)) - np.searchsorted(points, points, side="left")
+    point_edges = np.full((P, 4), -1, dtype=np.int64)
+    point_edges[points, slot] = edges
+    i, j = np.divmod(np.arange(R * C), C)
+    cell_edges = np.stack([i * C + j, (i + 1) * C + j, nh + i * W + j, nh + i * W + j + 1], axis=1)
+    horizontal = np.arange(len(endpoints)) < nh
+    i, j = np.divmod(np.arange((R + 1) * (C - 1)), max(C - 1, 1))
+    h_pairs = np.stack([i * C + j, i * C + j + 1], axis=1)
+    i, j = np.divmod(np.arange((R - 1) * (C + 1)), C + 1)
+    v_pairs = np.stack([nh + i * W + j, nh + (i + 1) * W + j], axis=1)
+    straight = np.concatenate([h_pairs, v_pairs]).astype(np.int64).reshape(-1, 2)
     for arr in (endpoints, point_edges, cell_edges, horizontal, straight):
         arr.setflags(write=False)
     return Grid(R, C, endpoints, point_edges, cell_edges, horizontal, straight)

@@ -265,6 +265,11 @@ def probe(state: SearchState, max_nodes: int | None = None, *, connect: bool = T
     return _RESULT[int(r)]
 
 
+def probing(state: SearchState) -> bool:
+    """Whether the last :func:`probe` stopped at its ``max_nodes`` mid-pass (the next one goes on from there)."""
+    return bool(state.rules.sc[K.PACTIVE])
+
+
 def nodes(state: SearchState) -> int:
     """Propagations to a fixed point so far in ``state``, probes included."""
     return int(state.rules.sc[K.NODES])

@@ -66,7 +66,11 @@ class Presolve:
 PROBE_NODES = 1000
 
 
-def presolve(board, *, probe: bool = True, probe_nodes: int | None = -1) -> Presolve:
+#: Probing nodes between two looks at the clock when :func:`presolve` has a deadline.
+PROBE_STEP = 25
+
+
+def presolve(board, *, probe: bool = True, probe_nodes: int | None = -1, deadline: float | None = None) -> Presolve:
     """Decide what propagation and (with ``probe``) failed-edge probing decide on ``board``.
 
     The exact counter's root node (:func:`.counter.root_state`,
@@ -74,7 +78,8 @@ def presolve(board, *, probe: bool = True, probe_nodes: int | None = -1) -> Pres
     model built on the result keeps every answer.  ``probe_nodes`` caps the
     probing (nodes; None: probe to a fixed point; the default, -1:
     ``PROBE_NODES``).  What a capped pass has decided is still implied by the
-    rules, so every answer agrees with it.
+    rules, so every answer agrees with it.  ``deadline`` (a ``time.perf_counter()``
+    value) stops the probing there too, keeping what it has decided.
     """
     board = parse(board)
     if probe_nodes == -1:
@@ -84,7 +89,7 @@ def presolve(board, *, probe: bool = True, probe_nodes: int | None = -1) -> Pres
     state = counter.root_state(board)
     r = counter.propagate(state)
     if r == "ok" and probe:
-        r = counter.probe(state, probe_nodes)
+        r = _probe(state, probe_nodes, deadline)
     st = state.rules.st.copy()
     status = {"ok": "open", "solved": "solved"}.get(r, "infeasible")
     if status == "open" and (st >= 0).all():   # every edge decided, no loop closed: only the empty drawing
@@ -95,35 +100,48 @@ def presolve(board, *, probe: bool = True, probe_nodes: int | None = -1) -> Pres
     return Presolve(status, st, cell_class, cell_parity, representative, time.perf_counter() - t0)
 
 
+def _probe(state, budget: int | None, deadline: float | None) -> str:
+    """:func:`.counter.probe` for ``budget`` nodes, looking at the clock every :data:`PROBE_STEP` nodes
+    when there is a ``deadline``: a 200 x 200 board's node is a propagation over 80,000 edges."""
+    if deadline is None:
+        return counter.probe(state, budget)
+    stop = None if budget is None else counter.nodes(state) + budget
+    while True:
+        step = PROBE_STEP if stop is None else min(PROBE_STEP, stop - counter.nodes(state))
+        if step <= 0 or time.perf_counter() >= deadline:
+            return "ok"
+        r = counter.probe(state, step)
+        if r != "ok" or not counter.probing(state):
+            return r
+
+
 def _classes(uf: np.ndarray, NC: int):
-    """Class number and parity of every cell from the counter's union-find (row NC is the outside)."""
-    root = np.empty(NC + 1, dtype=np.int64)
-    parity = np.empty(NC + 1, dtype=np.int64)
-    for c in range(NC + 1):
-        x, par = c, 0
-        while uf[x, 0] != x:
-            par ^= int(uf[x, 1])
-            x = int(uf[x, 0])
-        root[c], parity[c] = x, par
-    outside = root[NC]
-    number = {}
-    cell_class = np.empty(NC, dtype=np.int64)
-    cell_parity = np.empty(NC, dtype=np.uint8)
-    representative = []
-    rep_parity = {}
-    for c in range(NC):
-        if root[c] == outside:
-            cell_class[c] = -1
-            cell_parity[c] = parity[c] ^ parity[NC]  # the outside is 0
-            continue
-        k = number.get(root[c])
-        if k is None:
-            k = number[root[c]] = len(representative)
-            representative.append(c)
-            rep_parity[k] = parity[c]
-        cell_class[c] = k
-        cell_parity[c] = parity[c] ^ rep_parity[k]
-    return cell_class, cell_parity, np.asarray(representative, dtype=np.int64)
+    """Class number and parity of every cell from the counter's union-find (row NC is the outside).
+
+    Classes are numbered in the order of their first cell; the roots and the
+    parities to them come by pointer doubling, in O(log depth) array passes."""
+    parent = uf[:NC + 1, 0].astype(np.int64)
+    parity = np.where(parent == np.arange(NC + 1), 0, uf[:NC + 1, 1]).astype(np.int64)
+    while True:
+        grand = parent[parent]
+        if (grand == parent).all():
+            break
+        parity ^= parity[parent]
+        parent = grand
+    root = parent
+    inside = root[:NC] != root[NC]
+    cells = np.flatnonzero(inside)
+    roots, first = np.unique(root[cells], return_index=True)
+    order = np.argsort(first, kind="stable")
+    representative = cells[first[order]].astype(np.int64)
+    number = np.empty(len(roots), dtype=np.int64)
+    number[order] = np.arange(len(roots))
+    cell_class = np.full(NC, -1, dtype=np.int64)
+    cell_class[cells] = number[np.searchsorted(roots, root[cells])]
+    reference = np.full(NC, parity[NC], dtype=np.int64)   # the outside is 0
+    reference[cells] = parity[representative[cell_class[cells]]]
+    cell_parity = (parity[:NC] ^ reference).astype(np.uint8)
+    return cell_class, cell_parity, representative
 
 
 def identity(board: Board) -> Presolve:

@@ -138,7 +138,7 @@ class _Run:
         self.start = time.perf_counter()
         self.spec = FORMULATIONS[self.formulation]
         if isinstance(self.spec, CellFormulation) and self.spec.use_presolve:
-            self.presolve = presolve(self.board)
+            self.presolve = presolve(self.board, deadline=self.start + self.time_limit)
 
     @property
     def sm(self) -> SlitherlinkModel:
