@@ -10,6 +10,8 @@ for its verdicts, and every answer is checked by :func:`slitherlink.check`.
 from __future__ import annotations
 
 import importlib
+import json
+from pathlib import Path
 
 import numpy as np
 import pytest
@@ -214,3 +216,35 @@ def test_unknown_options_raise_even_when_the_presolve_answers():
     with pytest.raises(TypeError, match="foo"):
         ng.solve(ng.parse(qlib.data_path("nonogram-webpbn-6.non")), foo=1)
     assert sl.solve(ex1, seed=1, cut_interval=10).solved   # a known option still passes
+
+
+@pytest.mark.parametrize("puzzle", ["slitherlink", "nonogram"])
+def test_ctrl_c_during_the_uniqueness_check_keeps_the_answer(puzzle, monkeypatch, capsys):
+    """The answer is found and checked before the uniqueness proof starts: a Ctrl-C in the proof
+    leaves it standing (status "solved", stop reason "interrupted", ``unique`` None), in the API and
+    in the CLI's JSON (exit 130)."""
+    from qlib import cli
+
+    def interrupted(*args, **kwargs):
+        raise KeyboardInterrupt
+
+    if puzzle == "slitherlink":
+        from qlib.puzzles.slitherlink import counter
+
+        monkeypatch.setattr(counter, "count_solutions", interrupted)
+        path = qlib.data_path("slitherlink-10x10-qbpp.txt")
+        result = sl.solve(sl.parse(path), seed=1, check_unique=True)
+        assert sl.is_solution(sl.parse(path), result.h, result.v)
+    else:
+        from qlib.puzzles import nonogram as ng
+        from qlib.puzzles.nonogram import solver
+
+        monkeypatch.setattr(solver, "count_from", interrupted)
+        path = Path(__file__).parent.parent / "benchmarks" / "boards" / "random-30x30-s0.non"   # two answers
+        result = ng.solve(ng.parse(path), seed=1, check_unique=True)
+        assert result.found_by != "propagation" and ng.check(ng.parse(path), result.grid) == []
+    assert (result.status, result.stop_reason, result.unique) == ("solved", "interrupted", None)
+    code = cli.main(["solve", puzzle, str(path), "--check-unique", "--json", "--seed", "1"])
+    data = json.loads(capsys.readouterr().out)
+    assert code == 130 and data["status"] == "interrupted" and data["unique"] is None
+    assert (data["h"] == result.h and data["v"] == result.v) if puzzle == "slitherlink" else data["grid"]

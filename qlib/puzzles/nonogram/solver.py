@@ -236,8 +236,8 @@ def solve(puzzle, *, formulation: str = "cons", method: str | None = None, backe
     if check_unique and result.solved:
         try:
             run.check_unique(result)
-        except KeyboardInterrupt:   # the answer in result.grid still stands
-            result.status, result.stop_reason = "interrupted", "interrupted"
+        except KeyboardInterrupt:   # the answer in result.grid still stands; only the check is unknown
+            result.stop_reason = "interrupted"
     result.timings["jit_seconds"] = run.jit
     result.seconds = result.timings["solve_seconds"] = time.perf_counter() - run.start - run.held
     return result

@@ -81,7 +81,8 @@ class SlitherlinkResult(PuzzleResult):
     solved (0 when no model was built: the presolve or the complete search
     answered first).  ``timings``: ``jit_seconds`` (compiling or loading the kernels,
     before the clock starts), ``presolve_seconds``, ``solve_seconds`` (all the
-    rest; ``seconds`` is the same).  ``presolved``: the share of edges the
+    rest of the solve) and, with ``check_unique``, ``unique_seconds``; ``seconds``
+    is the whole call's time but the JIT's.  ``presolved``: the share of edges the
     presolve decided (cells form).  ``unique`` (with ``check_unique``): True,
     False (``second_answer`` holds another answer's edge mask) or None.
     """
@@ -582,7 +583,15 @@ def solve(board, *, formulation: str = "cells", method: str | None = None, backe
         result = run.result("interrupted")
     result.timings["jit_seconds"] = jit
     if check_unique and result.solved:
-        _check_unique(result, board, max(1.0, time_limit - result.seconds))
+        left = time_limit - result.seconds   # the limit covers the check too
+        t0 = time.perf_counter()
+        try:
+            if left > 0:
+                _check_unique(result, board, left)
+        except KeyboardInterrupt:   # the answer found still stands; only the check is unknown
+            result.stop_reason = "interrupted"
+        result.timings["unique_seconds"] = time.perf_counter() - t0
+        result.seconds += result.timings["unique_seconds"]
     return result
 
 
