@@ -6,6 +6,11 @@ backend and returns a :class:`Solution`.
 """
 
 
+from . import startup  # noqa: E402 - first: it must act before numpy and numba import
+
+startup.quiet_ctrl_c()
+
+
 def _choose_threading_layer() -> None:
     """Pick a fork-safe numba threading layer unless the user chose one.
 

@@ -16,6 +16,8 @@ import os
 import signal
 import sys
 
+from . import startup
+
 EXIT_SOLVED, EXIT_UNSOLVED, EXIT_BAD_INPUT, EXIT_INTERRUPTED = 0, 1, 2, 130
 EXIT_BROKEN_PIPE = 141  # 128 + SIGPIPE, as a shell reports a command killed by it
 
@@ -278,6 +280,7 @@ def _show(args) -> str:
 
 def main(argv=None) -> int:
     """Run the command line with ``argv`` (default ``sys.argv[1:]``); returns the exit status."""
+    startup.restore_ctrl_c()   # from here a Ctrl-C is a KeyboardInterrupt, handled below
     args = _parser().parse_args(argv)
     try:
         if args.command == "show":

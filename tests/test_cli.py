@@ -2,6 +2,7 @@
 
 import json
 import subprocess
+import textwrap
 import sys
 
 import qlib
@@ -106,6 +107,32 @@ def test_ctrl_c_during_a_compile_is_raised_after_it():
     assert len(triple.signatures) == 1   # raised after the compile had finished, not inside it
     assert triple(2) == 6
     assert signal.getsignal(signal.SIGINT) is signal.default_int_handler
+
+
+IMPORT_INTERRUPTED = textwrap.dedent("""
+    import os, signal, sys
+    class SendCtrlC:   # a Ctrl-C the moment numba starts importing, inside `import qlib`
+        def find_spec(self, name, path=None, target=None):
+            if name == "numba":
+                os.kill(os.getpid(), signal.SIGINT)
+            return None
+    sys.meta_path.insert(0, SendCtrlC())
+    sys.argv = [{argv0!r}, "solve", "slitherlink", "x.txt"]
+    from qlib.cli import main
+    print("not interrupted")
+""")
+
+
+@pytest.mark.parametrize("argv0", ["/usr/local/bin/qlib", "-c"])
+def test_ctrl_c_while_the_command_imports_exits_130_in_one_line(argv0):
+    """Under the command, a Ctrl-C during the package's imports says "qlib: interrupted" and exits 130;
+    a library import (here: ``python -c``) keeps Python's KeyboardInterrupt."""
+    proc = subprocess.run([sys.executable, "-c", IMPORT_INTERRUPTED.format(argv0=argv0)], capture_output=True,
+                          text=True, timeout=120, preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_DFL))
+    if argv0 == "-c":
+        assert "KeyboardInterrupt" in proc.stderr and proc.returncode != 130
+    else:
+        assert (proc.returncode, proc.stderr, proc.stdout) == (130, "qlib: interrupted\n", "")
 
 
 def test_ctrl_c_exits_130_without_a_traceback():

@@ -248,3 +248,22 @@ def test_ctrl_c_during_the_uniqueness_check_keeps_the_answer(puzzle, monkeypatch
     data = json.loads(capsys.readouterr().out)
     assert code == 130 and data["status"] == "interrupted" and data["unique"] is None
     assert (data["h"] == result.h and data["v"] == result.v) if puzzle == "slitherlink" else data["grid"]
+
+
+def test_ctrl_c_during_the_presolve_is_not_followed_by_another_presolve(monkeypatch):
+    """The interrupted run reports at once (an empty drawing, status "interrupted"): the handler
+    builds its result without presolving the board a second time."""
+    solve_module = importlib.import_module("qlib.puzzles.slitherlink.solve")
+    calls = []
+
+    def interrupted(*args, **kwargs):
+        calls.append(1)
+        raise KeyboardInterrupt
+
+    board = sl.parse(qlib.data_path("slitherlink-10x10-qbpp.txt"))
+    sl.solve(board, seed=1)   # warm: the warm-up presolves too
+    monkeypatch.setattr(solve_module, "presolve", interrupted)
+    result = sl.solve(board, seed=1)
+    assert calls == [1]
+    assert (result.status, result.stop_reason) == ("interrupted", "interrupted")
+    assert not any(map(any, result.h)) and not any(map(any, result.v))

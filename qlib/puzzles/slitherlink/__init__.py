@@ -24,8 +24,8 @@ loop met is accepted or forbidden at once (:mod:`.separation`).
 
 Modules: :mod:`.board` (the board and its formats), :mod:`.formulation`
 (models, and one :class:`~.formulation.Formulation` object per form),
-:mod:`.presolve`, :mod:`.separation` (lazy loop cuts), :mod:`.solve` (the
-methods and ``check``), :mod:`.exact` (the SAT reference solver),
+:mod:`.presolve`, :mod:`.separation` (lazy loop cuts), :mod:`.rules`
+(``check``: the rules as a check of a drawing), :mod:`.solve` (the methods), :mod:`.exact` (the SAT reference solver),
 :mod:`.counter` (the exact backtracking counter, :func:`count_solutions`, with
 its numba kernels in :mod:`.propagation`), :mod:`.generator` (boards with a
 proved unique answer, :func:`generate`), :mod:`.bonus` (the straight-edge bonus
@@ -47,7 +47,8 @@ from .display import cell_edges_mask, draw, draw_cells, render_text
 from .formulation import CUTS, EDGE_CUTS, FORMULATIONS, decode, forbid_loop
 from .model import SlitherlinkModel, build_model, model_sizes
 from .presolve import presolve
-from .solve import METHODS, SlitherlinkResult, check, is_solution, loop_cuts, solve, warmup
+from .rules import check, is_solution
+from .solve import METHODS, SlitherlinkResult, loop_cuts, solve, warmup
 from .single_loop import SingleLoopModel, build_single_loop_model
 from .sweep import sweep_task
 from .counter import BacktrackSearch, count_solutions

@@ -59,7 +59,7 @@ from qlib.expr import Expr
 from ..loops import Grid, split_loops
 from ..result import ModelSizes
 from .board import Board, parse
-from .solve import is_solution
+from .rules import is_solution
 
 __all__ = ["SingleLoopModel", "build_single_loop_model", "position_bits", "anchor_cell", "best_slack",
            "CompletionSearch"]

@@ -1,4 +1,4 @@
-"""Solving Slitherlink: checking a drawing, and removing multi-loop states (lazy cuts or the outer iteration)."""
+"""Solving Slitherlink: removing multi-loop states (lazy cuts or the outer iteration)."""
 
 from __future__ import annotations
 
@@ -21,40 +21,6 @@ from .display import render_text
 from .formulation import FORMULATIONS, CellFormulation, Formulation, formulation_of
 from .model import SlitherlinkModel
 from .presolve import Presolve, presolve
-
-def check(board, h, v) -> list[str]:
-    """Problems of the drawing ``(h, v)``: clue mismatches, bad degrees, not one loop.
-
-    An empty list means ``(h, v)`` solves the puzzle.
-    """
-    board = parse(board)
-    g = board.grid
-    mask = board.grid.from_hv(h, v)
-    problems = []
-    counts = mask.astype(np.int64)[g.cell_edges].sum(axis=1)
-    for i, j, n in board.clue_cells:
-        k = int(counts[i * board.cols + j])
-        if k != n:
-            problems.append(f"clue ({i},{j}) is {n} but {k} of its sides are drawn")
-    deg = g.degrees(mask)
-    bad = np.flatnonzero((deg != 0) & (deg != 2))
-    for p in bad:
-        i, j = g.point_ij(p)
-        problems.append(f"point ({i},{j}) has degree {int(deg[p])}, expected 0 or 2")
-    if not mask.any():
-        problems.append("no edge is drawn: expected one loop")
-    elif not bad.size:
-        loops = split_loops(mask, g.endpoints)
-        if len(loops) > 1:
-            lengths = " ".join(str(len(lp)) for lp in loops)
-            problems.append(f"{len(loops)} loops (lengths {lengths}), expected exactly one")
-    return problems
-
-
-def is_solution(board, h, v) -> bool:
-    """Whether ``(h, v)`` is one loop satisfying every clue."""
-    return not check(board, h, v)
-
 
 # -- the solver ---------------------------------------------------------------
 @dataclass(kw_only=True)
@@ -134,11 +100,12 @@ class _Run:
     presolve: Presolve | None = None
     _sm: SlitherlinkModel | None = None
     _model: Model | None = None
+    interrupted_presolve: bool = False   # a Ctrl-C stopped the presolve: report without one
 
     def __post_init__(self):
         self.start = time.perf_counter()
         self.spec = FORMULATIONS[self.formulation]
-        if isinstance(self.spec, CellFormulation) and self.spec.use_presolve:
+        if isinstance(self.spec, CellFormulation) and self.spec.use_presolve and not self.interrupted_presolve:
             self.presolve = presolve(self.board, deadline=self.start + self.time_limit)
 
     @property
@@ -566,8 +533,7 @@ def solve(board, *, formulation: str = "cells", method: str | None = None, backe
     check_option_names(backend, solver_options, caller="slitherlink.solve",
                        extra=(*_CUT_OPTIONS, "max_steps") if method == "lazy" else ())
     seed = validate.seed(seed)
-    if seed is None:
-        seed = int(np.random.SeedSequence().entropy % (1 << 62))
+    seed = int(np.random.SeedSequence().entropy % (1 << 62)) if seed is None else seed
     jit = warmup(formulation, method) if backend in ("cpu", "gpu", "auto") else 0.0
     if backend == "gpu":   # raise now, even if the presolve or the complete search would answer first
         from qlib.solvers import gpu
@@ -575,34 +541,33 @@ def solve(board, *, formulation: str = "cells", method: str | None = None, backe
         gpu.require_device()
         jit += gpu.warmup()
     args = (board, formulation, backend, int(seed), float(time_limit), max_iterations, solver_options, method, complete)
+    run = None
     try:
         run = _Run(*args)
         result = METHODS[method](run)
-    except KeyboardInterrupt:   # between two solves: nothing better to return than an empty drawing
-        run = _Run(*args)
+    except KeyboardInterrupt:   # in the presolve or between two solves: the last state, or an empty drawing
+        run = run or _Run(*args, interrupted_presolve=True)
         result = run.result("interrupted")
     result.timings["jit_seconds"] = jit
     if check_unique and result.solved:
-        left = time_limit - result.seconds   # the limit covers the check too
-        t0 = time.perf_counter()
-        try:
-            if left > 0:
-                _check_unique(result, board, left)
-        except KeyboardInterrupt:   # the answer found still stands; only the check is unknown
-            result.stop_reason = "interrupted"
-        result.timings["unique_seconds"] = time.perf_counter() - t0
-        result.seconds += result.timings["unique_seconds"]
+        _check_unique(result, board, time_limit - result.seconds)   # the limit covers the check too
     return result
 
 
 def _check_unique(result: SlitherlinkResult, board: Board, time_limit: float) -> None:
+    """Prove ``result``'s answer unique, or find a second one, within ``time_limit`` (``unique`` stays None
+    when it runs out, and after a Ctrl-C, which leaves the answer standing with stop reason "interrupted")."""
     from .counter import count_solutions
 
+    t0 = time.perf_counter()
     mask = board.grid.from_hv(result.h, result.v)
-    count = count_solutions(board, limit=2, time_limit=time_limit, hint=mask)
-    if count.status == "unknown":
-        result.unique = None
-        return
-    result.unique = count.count == 1
-    others = [s for s in count.solutions if not np.array_equal(s, mask)]
-    result.second_answer = others[0] if others else None
+    try:
+        count = count_solutions(board, limit=2, time_limit=time_limit, hint=mask) if time_limit > 0 else None
+    except KeyboardInterrupt:
+        result.stop_reason, count = "interrupted", None
+    result.timings["unique_seconds"] = time.perf_counter() - t0
+    result.seconds += result.timings["unique_seconds"]
+    if count is not None and count.status != "unknown":
+        result.unique = count.count == 1
+        others = [s for s in count.solutions if not np.array_equal(s, mask)]
+        result.second_answer = others[0] if others else None

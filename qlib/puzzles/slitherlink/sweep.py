@@ -7,7 +7,8 @@ from pathlib import Path
 import qlib
 
 from .board import parse
-from .solve import is_solution, solve
+from .rules import is_solution
+from .solve import solve
 
 
 def sweep_task(file: str, method: str | None = None, formulation: str = "cells", *, seed: int, time_limit: float = 60.0,
@@ -16,7 +17,7 @@ def sweep_task(file: str, method: str | None = None, formulation: str = "cells",
 
     ``method``, ``formulation``, ``time_limit``, ``max_iterations`` and ``backend`` go to
     :func:`~.solve.solve`, ``options`` (a dict) to the backend.  Returns the task's
-    own arguments and ``solved`` (the answer passed :func:`~.solve.is_solution`),
+    own arguments and ``solved`` (the answer passed :func:`~.rules.is_solution`),
     ``status``, ``stop_reason``, ``found_by``, ``seconds`` (after JIT loading, which
     ``jit_seconds`` reports), ``iterations`` (solves run), ``loops`` (loop lengths
     of each iteration's state), ``iteration_seconds``, ``cuts`` (loops forbidden
