@@ -101,8 +101,9 @@ experiments: export MPLBACKEND = $(MPL_SCRIPT)
 experiments: venv
 	$(VPY) benchmarks/experiments.py $(EXPERIMENTS_ARGS)
 
-# Every stored result the book and the notes read, remade with this checkout's code (about 35 min on
-# 2 cores): the experiments, the user and book sets of the puzzle bench, and the QUBO bench.  Each file
+# Every stored result the book and the notes read, remade with this checkout's code (about 36 min on
+# 2 cores): the experiments, the user and book sets of the puzzle bench, the QUBO bench and the
+# single-loop QUBO's seeds.  Each file
 # records its commit and a fingerprint of the code it measured; tests/test_stored_results.py fails on a
 # stale one.
 results: export MPLBACKEND = $(MPL_SCRIPT)
@@ -111,6 +112,7 @@ results: $(BENCH_STAMP)
 	$(VPY) benchmarks/run.py --set user --seeds 5 --cap 60
 	$(VPY) benchmarks/run.py --set book
 	$(VPY) benchmarks/qubo.py
+	$(VPY) benchmarks/single_loop.py
 
 # Debian's Chromium + ChromeDriver for headless screenshots of the HTML book (needs root).
 browser-deps:

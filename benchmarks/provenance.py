@@ -40,7 +40,7 @@ def qlib_commit() -> dict:
 _CORE = ["qlib/solvers/*.py", "qlib/compile.py", "qlib/expr.py", "qlib/constraints.py", "qlib/expand.py",
          "qlib/puzzles/loops.py", "qlib/puzzles/count.py", "qlib/puzzles/result.py"]
 _SLITHERLINK = [f"qlib/puzzles/slitherlink/{m}.py" for m in
-                ("solve", "presolve", "counter", "propagation", "exact", "formulation", "model", "separation")]
+                ("solve", "rules", "presolve", "counter", "propagation", "exact", "formulation", "model", "separation")]
 _NONOGRAM = [f"qlib/puzzles/nonogram/{m}.py" for m in ("solver", "engine", "lines", "model", "count", "rules")]
 MEASURED = {
     "qubo.json": _CORE + ["qlib/dimod.py", "benchmarks/qubo.py", "benchmarks/qubo_workloads.py"],
@@ -50,6 +50,9 @@ MEASURED = {
                                                  "benchmarks/peers.py", "benchmarks/nonogram_sat.py"],
 }
 MEASURED["latest.json"] = MEASURED["user.json"] = MEASURED["bench"]
+MEASURED["single_loop.json"] = _CORE + _SLITHERLINK + ["qlib/puzzles/slitherlink/single_loop.py",
+                                                       "qlib/puzzles/slitherlink/generator.py",
+                                                       "benchmarks/single_loop.py"]
 
 
 def _code(path: Path) -> str:

@@ -12,7 +12,7 @@ sys.path.insert(0, str(ROOT / "benchmarks"))
 import provenance  # noqa: E402
 
 RESULTS = ROOT / "benchmarks" / "results"
-STORED = ["experiments.json", "latest.json", "user.json", "qubo.json"]
+STORED = ["experiments.json", "latest.json", "user.json", "qubo.json", "single_loop.json"]
 
 
 @pytest.mark.parametrize("name", STORED)
