@@ -9,8 +9,10 @@ seeds; this command runs the same methods at the same fixed budgets on
 * the HUBO form with loop elimination (``method="outer"``, 100,000 steps per
   solve, at most 20 solves).
 
-Each run records the energy reached, the native rules the final state breaks,
-whether the answer was found and the seconds.  The budgets are counts, so
+Each run records the energy reached (for loop elimination: that of its last
+solve, in the HUBO form with the loops found so far forbidden), the native
+rules the final state breaks (single-loop model only), whether the answer was
+found and the seconds.  The budgets are counts, so
 every run but its seconds repeats on any machine.  About a minute on 2 cores.
 """
 
@@ -45,7 +47,8 @@ def run(board, model, method: str, seed: int) -> dict:
     """One run of ``method`` at its budget: energy, rules broken, solved, seconds."""
     if method == "HUBO + loop elimination":
         r = sl.solve(board, formulation="hubo", method="outer", seed=seed, time_limit=600, **BUDGETS[method])
-        return dict(energy=0.0 if r.solved else None, broken=0 if r.solved else None, solved=r.solved,
+        last = r.iterations[-1]["energy"] if r.iterations else None   # the last solve's, its loops forbidden
+        return dict(energy=None if last is None else float(last), broken=None, solved=r.solved,
                     seconds=r.seconds, solves=len(r.iterations))
     form = model.model if method.startswith("QUBO") else model.native
     sol = qlib.solve(qlib.compile(form), seed=seed, target_energy=0, time_limit=600, **BUDGETS[method])

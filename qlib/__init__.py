@@ -6,7 +6,7 @@ backend and returns a :class:`Solution`.
 """
 
 
-from . import startup  # noqa: E402 - first: it must act before numpy and numba import
+from . import startup  # first: it must act before numpy and numba import
 
 startup.quiet_ctrl_c()
 

@@ -60,8 +60,9 @@ class LazyCuts:
     ``max_cuts`` and ``max_cut_literals`` size each replica's cut pool at the
     start (less when many replicas would make it large: :func:`pool_capacity`);
     it grows when full, and a full pool loses no cut, so its size changes only
-    the memory taken, never the search.  ``cuts``: cuts every replica starts with, e.g. those
-    a previous search found (``solution.info["cuts"]``), so a restart keeps them.
+    the memory taken, never the search.  ``cuts``: cuts every replica starts
+    with, e.g. those a previous search found (``solution.info["cuts"]``), so a
+    restart keeps them.
     """
 
     def __init__(self, separate, *, energy: float = 1.0, interval: int = 8, weight: float = 1.0,
@@ -199,8 +200,9 @@ def run_focused(compiled, rng_states, start_states, target, time_limit, *, noise
     are sized from the measured step rate so that the clock is read every
     ``chunk_seconds``; the separation calls, adding and pooling cuts run here,
     between chunks; replicas pool their cuts every ``sync_steps`` steps when
-    ``share`` is on.  The cut pools start within ``pool_bytes`` (:func:`pool_capacity`).  Ctrl-C ends the search with ``stop_reason="interrupted"``
-    and the best state so far.
+    ``share`` is on.  The cut pools start within ``pool_bytes``
+    (:func:`pool_capacity`).  Ctrl-C ends the search with
+    ``stop_reason="interrupted"`` and the best state so far.
     """
     start = time.perf_counter()
     num_replicas, n = start_states.shape

@@ -293,8 +293,9 @@ class FocusedChunkGPU:
 #: the CPU's 20 ms, since a launch and its transfers cost more than a parallel loop's start.
 THREADS_PER_BLOCK = 128
 CHUNK_SECONDS = 0.1
-#: Bytes the replicas' cut pools may take at the start (they grow when full): thousands of
-#: replicas with the CPU's default pools would take gigabytes on the host and the device.
+#: Bytes the replicas' cut pools may take at the start (they grow when full, losing no cut):
+#: more than the CPU's :data:`~qlib.solvers.focused.POOL_BYTES`, since a growth copies every pool to
+#: the device again.
 POOL_BYTES = 1 << 30
 
 
