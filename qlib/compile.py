@@ -199,10 +199,13 @@ class CompiledModel:
         single = arr.ndim == 1
         arr = np.atleast_2d(arr)
         tv = self.term_values(arr)
-        e = self.offset + tv[:, :self.num_objective_terms] @ self.term_coef[:self.num_objective_terms]
+        # products and a sum, not ``@``: a BLAS call leaves OpenBLAS's threads spinning for about 0.1 s,
+        # which takes a core from the parallel kernel that runs next
+        t = self.num_objective_terms
+        e = self.offset + (tv[:, :t] * self.term_coef[:t]).sum(axis=1)
         if self.num_rows:
             d = self.row_distances(self.row_values(arr))
-            e = e + (d ** 2) @ self.row_weight
+            e = e + (d ** 2 * self.row_weight).sum(axis=1)
         return float(e[0]) if single else e
 
 
