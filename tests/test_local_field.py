@@ -10,8 +10,9 @@ from numba import njit
 
 import qlib
 from qlib.compile import compile
+from qlib.solvers import anneal
 from qlib.solvers import local_field as lf
-from qlib.solvers.kernel import metropolis, rng_uniform
+from qlib.solvers.kernel import accept, rng_uniform
 
 
 def random_qubo(n, seed, negated=True):
@@ -31,7 +32,7 @@ def random_qubo(n, seed, negated=True):
 
 def field_energy(q, x):
     """The energy the fast path tracks (without the offset), from scratch."""
-    f = q.linear.copy()
+    f = np.concatenate([q.linear, np.zeros(lf.GROUP)])   # the padding's spare fields
     for i in np.flatnonzero(x):
         f[q.nbr[q.ptr[i]:q.ptr[i + 1]]] += q.coupling[q.ptr[i]:q.ptr[i + 1]]
     return q.constant + sum(0.5 * (q.linear[i] + f[i]) for i in np.flatnonzero(x))
@@ -114,24 +115,79 @@ def test_the_beta_range_is_dwave_samplers_default():
 
 @njit
 def _decisions(state, ys):
-    """metropolis(y) and the plain ``u < exp(-y)`` on the same draw, for each ``y``."""
+    """accept(u, y) and the plain ``u < exp(-y)`` on the same draw ``u``, for each ``y``."""
     out = np.empty((ys.shape[0], 2), dtype=np.bool_)
     for k in range(ys.shape[0]):
         before = state[0]
-        out[k, 0] = metropolis(state, 0, ys[k])
+        out[k, 0] = accept(rng_uniform(state, 0), ys[k])
         after = state[0]
         state[0] = before
         out[k, 1] = rng_uniform(state, 0) < math.exp(-ys[k])
         if state[0] != after:
-            raise AssertionError("metropolis draws once")
+            raise AssertionError("one draw each")
     return out
 
 
-def test_the_metropolis_bounds_decide_exactly_as_the_exponential():
-    ys = np.concatenate([np.linspace(1e-6, 2, 20_000), np.linspace(2, 40, 20_000)])
+def test_the_acceptance_bounds_decide_exactly_as_the_exponential():
+    ys = np.concatenate([np.linspace(-5, 0, 2_000), np.linspace(1e-6, 2, 20_000), np.linspace(2, 40, 20_000),
+                         np.linspace(40, 800, 200), [np.inf]])
     got = _decisions(np.array([88172645463325252], dtype=np.uint64), ys)
     assert np.array_equal(got[:, 0], got[:, 1])
     assert 100 < got[:, 0].sum() < len(ys) - 100
+
+
+def test_each_neighbour_run_is_padded_to_whole_groups_of_spare_fields():
+    compiled = compile(random_qubo(11, 4))
+    q = lf.quadratic_arrays(compiled)
+    n = compiled.var_count
+    sizes = np.diff(q.ptr)
+    assert np.all(sizes % lf.GROUP == 0)
+    J = np.zeros((n + lf.GROUP, n + lf.GROUP))
+    for i in range(n):
+        cols, w = q.nbr[q.ptr[i]:q.ptr[i + 1]], q.coupling[q.ptr[i]:q.ptr[i + 1]]
+        pad = cols >= n
+        assert np.all(w[pad] == 0.0) and len(set(cols[~pad])) == np.count_nonzero(~pad)   # each neighbour once
+        for g in range(0, len(cols), lf.GROUP):
+            assert len(set(cols[g:g + lf.GROUP])) == lf.GROUP                   # no column twice in a group
+        assert set(cols[pad]) <= set(range(n, n + lf.GROUP))
+        J[i, cols] = w
+    assert np.array_equal(J, J.T) and not J[n:].any()
+    x = np.random.default_rng(0).integers(0, 2, n)
+    assert compiled.offset + q.constant + q.linear @ x + x @ J[:n, :n] @ x / 2 == pytest.approx(compiled.energy(x))
+
+
+def sparse_qubo(n, seed):
+    """A ring and a few chords on ``n`` variables, mixed signs: a model under the matrix layout's density."""
+    rng = np.random.default_rng(seed)
+    x = qlib.var(f"sp{seed}_", n)
+    f = qlib.sum(float(rng.integers(-3, 4)) * x[i] for i in range(n))
+    f = f + qlib.sum(float(rng.integers(-4, 5)) * x[i] * x[(i + 1) % n] for i in range(n))
+    return f + qlib.sum(float(rng.integers(-4, 5)) * x[i] * x[(i + 7) % n] for i in range(0, n, 3))
+
+
+@pytest.mark.parametrize("layout", ["csr", "dense"])
+def test_the_local_fields_stay_the_fields_after_sweeps(layout):
+    from qlib.solvers.sa import new_arrays
+    from qlib.solvers.seeding import seed_sequence
+
+    compiled = compile(sparse_qubo(30, 5) if layout == "csr" else random_qubo(30, 5))
+    q = lf.quadratic_arrays(compiled)
+    assert bool(q.dense.shape[0]) == (layout == "dense")
+    states = np.random.default_rng(2).integers(0, 2, size=(3, compiled.var_count), dtype=np.uint8)
+    a = new_arrays(compiled, seed_sequence(4, 4), states, fields=True)
+    betas = np.geomspace(0.05, 3.0, 40)
+    anneal.anneal_round(q, None, None, a, betas[:20], 0, -np.inf)
+    anneal.anneal_serial(q, None, None, a, betas[20:], 20, -np.inf)
+    n = compiled.var_count
+    for rep in range(3):
+        x = a.states[rep]
+        expect = q.linear.copy()
+        for i in np.flatnonzero(x):
+            expect[q.nbr[q.ptr[i]:q.ptr[i + 1]][q.nbr[q.ptr[i]:q.ptr[i + 1]] < n]] += \
+                q.coupling[q.ptr[i]:q.ptr[i + 1]][q.nbr[q.ptr[i]:q.ptr[i + 1]] < n]
+        assert np.allclose(a.field[rep][:n], expect) and not a.field[rep][n:].any()
+        assert compiled.offset + a.energies[rep] == pytest.approx(compiled.energy(x))
+        assert a.flips[rep] > 0
 
 
 def random_hubo(n, seed):
@@ -166,10 +222,10 @@ def test_the_cached_deltas_stay_the_flip_deltas():
     states = np.random.default_rng(1).integers(0, 2, size=(2, compiled.var_count), dtype=np.uint8)
     a = new_arrays(compiled, seed_sequence(3, 3), states, fields=True)
     betas = np.geomspace(0.05, 3.0, 40)
-    lf.anneal_round_cached(m, a, betas, 0, 40, -np.inf)
+    anneal.anneal_round(None, m, None, a, betas, 0, -np.inf)
     for rep in range(2):
         x = a.states[rep]
         expect = [flip_delta(v, x, a.false_count[rep], a.lhs[rep], a.row_delta[rep], m) for v in range(len(x))]
-        assert np.allclose(a.field[rep], expect)
+        assert np.allclose(a.field[rep][:len(x)], expect)
         assert compiled.offset + a.energies[rep] == pytest.approx(compiled.energy(x))
         assert a.flips[rep] > 0

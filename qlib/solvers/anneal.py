@@ -1,18 +1,34 @@
-"""Simulated annealing: one replica's run, shared by the CPU and GPU backends.
+"""Simulated annealing: one replica's run, shared by every kernel and by the CPU and GPU backends.
 
 Every replica sweeps the variables in order and accepts a flip with the
-Metropolis rule at the sweep's inverse temperature; a replica stops as soon as
-its energy reaches the target (checked after every accepted flip) and records
-when: ``hit[rep]`` is 0 while it has not, 1 if its start state was already
-there, else ``2 + sweep * N + variable``.  Each replica has its own random
-stream, and the driver takes the replica that got there first (then the lowest
-index), so results depend only on the seed, not on how the sweeps were chunked.
+Metropolis rule at the sweep's inverse temperature (one uniform draw a visit,
+:func:`~qlib.solvers.kernel.accept`, with the generator state in a local for
+the whole call); a replica stops as soon as its energy reaches the target
+(checked after every accepted flip) and records when: ``hit[rep]`` is 0 while
+it has not, 1 if its start state was already there, else
+``2 + sweep * N + variable``.  Each replica has its own random stream, and the
+driver takes the replica that got there first (then the lowest index), so
+results depend only on the seed, not on how the sweeps were chunked.
 
-:func:`anneal_replica` is the whole per-replica search.  The CPU backend calls
-it from a ``prange`` loop (:func:`anneal_round`); the GPU backend calls the same
-function from a CUDA kernel, one thread per replica (:mod:`qlib.solvers.gpu`).
-It allocates nothing: per-replica state and scratch come in as rows of the
-2-D arrays of an :class:`AnnealArrays`.
+:func:`anneal_replica` is the whole per-replica search, for the three ways of
+reading a flip's energy change; exactly one of its model arguments is given,
+the others are None, and numba compiles one version per combination, pruning
+the branches of the absent ones:
+
+- ``quad`` (:class:`~qlib.solvers.local_field.QuadArrays`, a plain QUBO): local
+  fields, :func:`~qlib.solvers.local_field.fill_fields` and
+  :func:`~qlib.solvers.local_field.flip_fields` (or ``flip_dense``);
+- ``cached`` (the kernel arrays of a model without rows, a HUBO): cached flip
+  deltas, :func:`~qlib.solvers.local_field.fill_deltas` and
+  :func:`~qlib.solvers.local_field.flip_cached`;
+- ``terms`` (the kernel arrays of any model): each delta from the incident terms
+  and rows, :func:`~qlib.solvers.kernel.flip_delta` and
+  :func:`~qlib.solvers.kernel.apply_flip`.
+
+The CPU backend calls it from a ``prange`` loop (:func:`anneal_round`); the GPU
+backend calls the same function from a CUDA kernel, one thread per replica
+(:mod:`qlib.solvers.gpu`).  It allocates nothing: per-replica state and scratch
+come in as rows of the 2-D arrays of an :class:`AnnealArrays`.
 """
 
 from __future__ import annotations
@@ -22,7 +38,8 @@ from typing import NamedTuple
 import numpy as np
 from numba import njit, prange
 
-from .kernel import apply_flip, flip_delta, init_state, metropolis
+from .kernel import accept, apply_flip, flip_delta, init_state, uniform_of, xorshift_step
+from .local_field import fill_deltas, fill_fields, flip_cached, flip_dense, flip_fields
 
 
 class AnnealArrays(NamedTuple):
@@ -42,75 +59,95 @@ class AnnealArrays(NamedTuple):
 
 
 @njit(cache=True)
-def anneal_replica(rep, m, a, betas, lo, hi, target):
-    """Sweeps ``lo`` to ``hi`` of replica ``rep``'s annealing run (``lo == 0`` starts it from ``a.states[rep]``);
-    ``betas[k]`` is the inverse temperature of sweep ``lo + k``.
+def _keep(rep, a, x):
+    """Copy ``x`` into replica ``rep``'s best state."""
+    for i in range(x.shape[0]):
+        a.best_states[rep, i] = x[i]
+
+
+@njit(cache=True)
+def anneal_replica(rep, quad, cached, terms, a, betas, lo, target):
+    """Sweeps ``lo`` to ``lo + len(betas)`` of replica ``rep``'s annealing run (``lo == 0`` starts it from ``a.states[rep]``);
+    ``betas[k]`` is the inverse temperature of sweep ``lo + k``; one of ``quad``, ``cached``, ``terms`` is the model.
 
     The run's state persists in the arrays ``a`` (:class:`AnnealArrays`) between
     calls, so the driver can read the clock between chunks of sweeps.
     """
-    energies, best_states, best_energies, hit = a.energies, a.best_states, a.best_energies, a.hit
-    x = a.states[rep]
-    fc = a.false_count[rep]
-    lhs = a.lhs[rep]
-    scratch = a.row_delta[rep]
-    rg = a.rng[rep]
+    x, f, fc, lhs, scratch = a.states[rep], a.field[rep], a.false_count[rep], a.lhs[rep], a.row_delta[rep]
     n = x.shape[0]
     if lo == 0:
-        for r in range(scratch.shape[0]):
-            scratch[r] = 0.0
-        energies[rep] = init_state(x, fc, lhs, m)
-        best_energies[rep] = energies[rep]
-        for i in range(n):
-            best_states[rep, i] = x[i]
-        hit[rep] = 1 if energies[rep] <= target else 0
-    if hit[rep]:
+        if quad is not None:
+            energy = fill_fields(quad, x, f)
+        if cached is not None:
+            energy = fill_deltas(cached, x, f, fc, lhs, scratch)
+        if terms is not None:
+            for r in range(scratch.shape[0]):
+                scratch[r] = 0.0
+            energy = init_state(x, fc, lhs, terms)
+        a.energies[rep] = energy
+        a.best_energies[rep] = energy
+        _keep(rep, a, x)
+        a.hit[rep] = 1 if energy <= target else 0
+    if a.hit[rep]:
         return
-    energy = energies[rep]
-    best = best_energies[rep]
+    energy = a.energies[rep]
+    best = a.best_energies[rep]
+    state = a.rng[rep, 0]                          # the generator, in a local until the call ends
     count = 0
-    reached = False
     when = 0
-    for s in range(lo, hi):
+    for s in range(lo, lo + betas.shape[0]):
         beta = betas[s - lo]
         for v in range(n):
-            d = flip_delta(v, x, fc, lhs, scratch, m)
-            if d <= 0.0 or metropolis(rg, 0, beta * d):
-                apply_flip(v, x, fc, lhs, m)
-                energy += d
-                count += 1
-                if energy <= target:
-                    reached = True
-                    when = 2 + s * n + v
-                    break
-        if reached:
+            if quad is not None:
+                d = (1.0 - 2.0 * x[v]) * f[v]      # the field, signed by the flip's direction
+            if cached is not None:
+                d = f[v]
+            if terms is not None:
+                d = flip_delta(v, x, fc, lhs, scratch, terms)
+            state = xorshift_step(state)
+            if not accept(uniform_of(state), beta * d):
+                continue
+            if quad is not None:
+                if quad.dense.shape[0]:
+                    flip_dense(v, quad, x, f)
+                else:
+                    flip_fields(v, quad, x, f)
+            if cached is not None:
+                flip_cached(v, x, fc, f, cached)
+            if terms is not None:
+                apply_flip(v, x, fc, lhs, terms)
+            energy += d
+            count += 1
+            if energy <= target:
+                when = 2 + s * n + v
+                break
+        if when:
             break
         if energy < best:
             best = energy
-            for i in range(n):
-                best_states[rep, i] = x[i]
-    if reached:
+            _keep(rep, a, x)
+    a.rng[rep, 0] = state
+    if when:
         best = energy
-        for i in range(n):
-            best_states[rep, i] = x[i]
-    energies[rep] = energy
-    best_energies[rep] = best
+        _keep(rep, a, x)
+    a.energies[rep] = energy
+    a.best_energies[rep] = best
     a.flips[rep] += count
-    hit[rep] = when
+    a.hit[rep] = when
 
 
 @njit(cache=True, parallel=True)
-def anneal_round(m, a, betas, lo, hi, target):
-    """Sweeps ``lo`` to ``hi`` of every replica's annealing run, in parallel on the CPU cores."""
+def anneal_round(quad, cached, terms, a, betas, lo, target):
+    """Sweeps ``lo`` to ``lo + len(betas)`` of every replica's annealing run, in parallel on the CPU cores."""
     for rep in prange(a.states.shape[0]):
-        anneal_replica(rep, m, a, betas, lo, hi, target)
+        anneal_replica(rep, quad, cached, terms, a, betas, lo, target)
 
 
 @njit(cache=True)
-def anneal_serial(m, a, betas, lo, hi, target):
+def anneal_serial(quad, cached, terms, a, betas, lo, target):
     """:func:`anneal_round` on one thread: no parallel launch, for one replica or one thread."""
     for rep in range(a.states.shape[0]):
-        anneal_replica(rep, m, a, betas, lo, hi, target)
+        anneal_replica(rep, quad, cached, terms, a, betas, lo, target)
 
 
 @njit(cache=True)

@@ -18,7 +18,7 @@ import numba
 import numpy as np
 
 from ..limits import check_allocation
-from . import anneal, focused, local_field, sa
+from . import anneal, focused, sa
 from .options import default_sweeps
 from .seeding import initial_states, seed_sequence
 
@@ -70,22 +70,14 @@ def run_sa(compiled, options, common):
     entry = time.perf_counter()
     rng, states, target = _start(compiled, options, common)
     time_limit = max(common.time_limit - (time.perf_counter() - entry), 1e-3)   # setup counts too
-    quadratic = compiled.derived("quadratic", local_field.quadratic_arrays)   # None: rows or a higher degree
+    kernel = sa.choose_kernel(compiled)
     serial = options.num_threads == 1 or options.num_replicas == 1   # no parallel launch per chunk
-    if quadratic is not None:
-        kernel = "local_field"
-        round_function = local_field.anneal_serial_quadratic if serial else local_field.anneal_round_quadratic
-    elif not local_field.has_rows(compiled):
-        kernel = "cached_delta"
-        round_function = local_field.anneal_serial_cached if serial else local_field.anneal_round_cached
-    else:
-        kernel = "terms"
-        round_function = anneal.anneal_serial if serial else anneal.anneal_round
+    round_function = anneal.anneal_serial if serial else anneal.anneal_round
     with _parallel(options.num_threads):
         num_sweeps = options.num_sweeps or default_sweeps(compiled.var_count)
         state, info = sa.run_sa(compiled, rng, states, target, time_limit, num_sweeps=num_sweeps,
                                 beta_range=options.beta_range, max_rounds=options.max_rounds,
-                                round_function=round_function, quadratic=quadratic, kernel=kernel)
+                                round_function=round_function, kernel=kernel)
     info.update(backend="cpu", num_threads=options.num_threads)
     return state, info
 

@@ -32,8 +32,7 @@ import numpy as np
 
 from . import focused
 from .cpu import check_replica_memory
-from .local_field import QuadArrays, quadratic_arrays
-from .sa import run_sa
+from .sa import choose_kernel, run_sa
 from .seeding import initial_states, seed_sequence
 
 __all__ = ["device_kind", "is_available", "device_name", "gpu_round", "run_sa_gpu", "FocusedChunkGPU",
@@ -70,13 +69,6 @@ def device_name() -> str:
     return "numba CUDA simulator" if kind == "simulator" else "none"
 
 
-def _kernel(m):
-    """The annealing kernel for ``m``: local fields for :class:`~qlib.solvers.local_field.QuadArrays`."""
-    from .gpu_kernel import anneal_kernel, anneal_kernel_quadratic
-
-    return anneal_kernel_quadratic if isinstance(m, QuadArrays) else anneal_kernel
-
-
 def require_device() -> str:
     """The device kind; ``RuntimeError`` when neither a GPU nor the simulator is there (no silent fallback)."""
     kind = device_kind()
@@ -109,23 +101,28 @@ def _to_device(array):
     return cuda.as_cuda_array(cupy.asarray(array))
 
 
-def gpu_round(m, a, betas, lo, hi, target, threads_per_block=128):
-    """Sweeps ``lo`` to ``hi`` on the device; the same signature as the CPU
-    :func:`~qlib.solvers.anneal.anneal_round` (``threads_per_block`` aside).
+def gpu_round(quad, cached, terms, a, betas, lo, target, threads_per_block=128):
+    """Sweeps ``lo`` to ``lo + len(betas)`` on the device; the same signature as the CPU
+    :func:`~qlib.solvers.anneal.anneal_round` (``threads_per_block`` aside), for the
+    "local_field" and "terms" kernels (``cached`` is None).
 
     The arrays of ``a`` (:class:`~qlib.solvers.anneal.AnnealArrays`), which the
     kernel writes, are copied back, so the host keeps the run's state between
     chunks of sweeps.  Under the simulator the kernel works on the host arrays.
     """
-    kernel = _kernel(m)
+    from .gpu_kernel import anneal_kernel, anneal_kernel_quadratic
+
+    if cached is not None:
+        raise ValueError("the GPU anneals with the 'local_field' or 'terms' kernel")
+    kernel, m = (anneal_kernel, terms) if quad is None else (anneal_kernel_quadratic, quad)
     blocks = (a.states.shape[0] + threads_per_block - 1) // threads_per_block
     if device_kind() == "simulator":
         with _wrapping():
-            kernel[blocks, threads_per_block](m, a, betas, lo, hi, target)
+            kernel[blocks, threads_per_block](m, a, betas, lo, target)
         return
     dev_m = type(m)(*(_to_device(x) if isinstance(x, np.ndarray) else x for x in m))   # scalars stay
     dev_a = type(a)(*(_to_device(x) for x in a))
-    kernel[blocks, threads_per_block](dev_m, dev_a, _to_device(betas), lo, hi, target)
+    kernel[blocks, threads_per_block](dev_m, dev_a, _to_device(betas), lo, target)
     for host, dev in zip(a, dev_a):
         host[...] = dev.copy_to_host()
 
@@ -137,10 +134,10 @@ def run_sa_gpu(compiled, options, common):
     rng = seed_sequence(common.seed, options.num_replicas + 1)
     states = initial_states(compiled, common.initial_state, options.num_replicas, rng[-1])
     target = -np.inf if common.target_energy is None else common.target_energy - compiled.offset
-    quadratic = compiled.derived("quadratic", quadratic_arrays)   # a QUBO anneals on local fields, as on the CPU
+    kernel = choose_kernel(compiled, cached_deltas=False)   # a QUBO anneals on local fields, as on the CPU
     state, info = run_sa(compiled, rng, states, target, common.time_limit, num_sweeps=options.num_sweeps,
                          beta_range=options.beta_range, max_rounds=options.max_rounds, round_function=gpu_round,
-                         quadratic=quadratic, kernel="terms" if quadratic is None else "local_field")
+                         kernel=kernel)
     info.update(backend="gpu", device=device_name())
     return state, info
 

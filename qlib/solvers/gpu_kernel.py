@@ -15,7 +15,7 @@ import types
 from numba import cuda
 from numba.core.dispatcher import Dispatcher
 
-from . import anneal, focused_kernel, local_field
+from . import anneal, focused_kernel
 
 
 def numba_callees(function) -> list:
@@ -53,27 +53,26 @@ def _device_function(function, device: dict):
 
 _DEVICE: dict = {}
 anneal_replica_device = _device_function(anneal.anneal_replica, _DEVICE)
-anneal_quadratic_device = _device_function(local_field.anneal_replica_quadratic, _DEVICE)
 replica_steps_device = _device_function(focused_kernel.replica_steps, _DEVICE)
 RUNNING = focused_kernel.RUNNING
 
 
 @cuda.jit
-def anneal_kernel(m, a, betas, lo, hi, target):
-    """One replica per thread: ``anneal_replica`` on replica ``cuda.grid(1)`` (``m``: the
-    model's :class:`~qlib.compile.KernelArrays`, ``a``: the :class:`~qlib.solvers.anneal.AnnealArrays`)."""
+def anneal_kernel(m, a, betas, lo, target):
+    """One replica per thread: ``anneal_replica`` on replica ``cuda.grid(1)`` with the "terms" kernel (``m``:
+    the model's :class:`~qlib.compile.KernelArrays`, ``a``: the :class:`~qlib.solvers.anneal.AnnealArrays`)."""
     rep = cuda.grid(1)
     if rep < a.states.shape[0]:
-        anneal_replica_device(rep, m, a, betas, lo, hi, target)
+        anneal_replica_device(rep, None, None, m, a, betas, lo, target)
 
 
 @cuda.jit
-def anneal_kernel_quadratic(q, a, betas, lo, hi, target):
-    """One replica per thread: :func:`~qlib.solvers.local_field.anneal_replica_quadratic` on replica
-    ``cuda.grid(1)`` (``q``: the model's :class:`~qlib.solvers.local_field.QuadArrays`)."""
+def anneal_kernel_quadratic(q, a, betas, lo, target):
+    """One replica per thread: ``anneal_replica`` on replica ``cuda.grid(1)`` with local fields
+    (``q``: the model's :class:`~qlib.solvers.local_field.QuadArrays`)."""
     rep = cuda.grid(1)
     if rep < a.states.shape[0]:
-        anneal_quadratic_device(rep, q, a, betas, lo, hi, target)
+        anneal_replica_device(rep, q, None, None, a, betas, lo, target)
 
 
 @cuda.jit

@@ -19,20 +19,38 @@ U64 = np.uint64
 
 
 @njit(cache=True, inline="always")
-def rng_next(rng, i):
-    """xorshift64* step on ``rng[i]``: the same generator on every backend."""
-    s = rng[i]
+def xorshift_step(s):
+    """The generator's next state after ``s`` (xorshift64); a kernel may keep its state in a local."""
     s ^= s >> U64(12)
     s ^= s << U64(25)
     s ^= s >> U64(27)
+    return s
+
+
+@njit(cache=True, inline="always")
+def uniform_of(s):
+    """The uniform float in [0, 1) (53 bits) that state ``s`` draws: the high bits of the xorshift64* output."""
+    return float((s * U64(2685821657736338717)) >> U64(11)) * (1.0 / 9007199254740992.0)
+
+
+@njit(cache=True, inline="always")
+def rng_step(rng, i):
+    """Advance the generator state ``rng[i]``; return the new state."""
+    s = xorshift_step(rng[i])
     rng[i] = s
-    return s * U64(2685821657736338717)
+    return s
+
+
+@njit(cache=True, inline="always")
+def rng_next(rng, i):
+    """xorshift64* step on ``rng[i]``: the same generator on every backend."""
+    return rng_step(rng, i) * U64(2685821657736338717)
 
 
 @njit(cache=True, inline="always")
 def rng_uniform(rng, i):
     """A uniform float in [0, 1) from ``rng[i]`` (53 bits)."""
-    return float(rng_next(rng, i) >> U64(11)) * (1.0 / 9007199254740992.0)
+    return uniform_of(rng_step(rng, i))
 
 
 @njit(cache=True, inline="always")
@@ -42,17 +60,16 @@ def rng_below(rng, i, n):
 
 
 @njit(cache=True, inline="always")
-def metropolis(rng, i, y):
-    """Accept an uphill move with ``beta * delta = y > 0``: a draw ``u`` from ``rng[i]``, then ``u < exp(-y)``.
+def accept(u, y):
+    """The Metropolis rule for a draw ``u`` in [0, 1) and ``y = beta * delta`` (any sign): ``u < exp(-y)``.
 
     Two exact bounds settle most draws without the exponential:
-    ``exp(y) >= 1 + y + y**2/2 + y**3/6`` rejects, ``exp(-y) >= 1 - y`` accepts.
+    ``exp(-y) >= 1 - y`` accepts (every downhill move), ``exp(y) >= 1 + y + y**2/2 + y**3/6`` rejects.
     """
-    u = rng_uniform(rng, i)
-    if u * (1.0 + y * (1.0 + y * (0.5 + y * (1.0 / 6.0)))) >= 1.0:
-        return False
     if u < 1.0 - y:
         return True
+    if u * (1.0 + y * (1.0 + y * (0.5 + y * (1.0 / 6.0)))) >= 1.0:
+        return False
     return u < math.exp(-y)
 
 

@@ -1,30 +1,26 @@
-"""Simulated annealing on a quadratic model with cached local fields: the fast path of ``algorithm="sa"``.
+"""Local fields and cached deltas: the two fast ways :mod:`qlib.solvers.anneal` reads a flip's energy change.
 
 A model whose energy is ``constant + sum_i h_i x_i + sum_{i<j} J_ij x_i x_j``
 (no constraint rows, no term of degree 3 or more: every plain QUBO or BQM)
 keeps, per replica, each variable's *local field* ``f_i = h_i + sum_j J_ij x_j``.
 Flipping ``x_i`` then changes the energy by ``(1 - 2 x_i) f_i``, read in O(1);
-only an accepted flip costs O(degree), to update its neighbours' fields.  A
-move whose ``beta * delta`` exceeds 36.8 has acceptance probability below
-2**-53, under the resolution of the uniform draw, so it is rejected without
-drawing; the others take :func:`~qlib.solvers.kernel.metropolis`, whose exact
-bounds skip most exponentials.  The neighbours are one contiguous CSR array (both directions of each
-coupling), so a sweep reads memory in order; a dense model (a quarter of all
-pairs coupled, up to 2048 variables) keeps its couplings as a matrix instead,
-so that a flip updates the fields with one contiguous, vectorised row.
+only an accepted flip costs O(degree), to update its neighbours' fields
+(:func:`flip_fields`).  The neighbours are one contiguous CSR array (both
+directions of each coupling), each variable's run padded with zero couplings
+to a multiple of :data:`GROUP` entries whose columns are the spare fields
+``N .. N + GROUP - 1``: the update loop runs in whole groups, so its exit is
+mispredicted once per group instead of once per neighbour.  A dense model (a
+quarter of all pairs coupled, up to 2048 variables) keeps its couplings as a
+matrix instead, so that a flip updates the fields with one contiguous,
+vectorised row (:func:`flip_dense`).  :func:`quadratic_arrays` builds the flat arrays in Python;
+models it does not fit (rows, higher degree) return None.
 
-The sweeps, the target check (after every accepted flip), the record of when
-the target was reached and the replica arrays are those of
-:mod:`qlib.solvers.anneal`, so the driver (:func:`qlib.solvers.sa.run_sa`)
-treats both paths alike.  :func:`quadratic_arrays` builds the flat arrays in
-Python; models it does not fit (rows, higher degree) return None.
-
-A model of higher degree without constraint rows (a HUBO) takes the second
-kernel here, :func:`anneal_replica_cached`: each variable's flip delta is
-cached in the same field array and kept current from the terms' counts of
-false literals (:mod:`qlib.solvers.kernel`), so a rejected move costs O(1) and
-an accepted one touches only the terms whose count passes 0 or 1.  Models with
-rows take the general kernel, :mod:`qlib.solvers.anneal`.
+A model of higher degree without constraint rows (a HUBO) caches each
+variable's flip delta in the same field array (:func:`fill_deltas`) and keeps
+it current from the terms' counts of false literals (:func:`flip_cached`), so
+a rejected move costs O(1) and an accepted one touches only the terms whose
+count passes 0 or 1.  Models with rows read each delta from its terms and rows
+(:mod:`qlib.solvers.kernel`).
 """
 
 from __future__ import annotations
@@ -33,18 +29,22 @@ import math
 from typing import NamedTuple
 
 import numpy as np
-from numba import njit, prange
+from numba import njit
 
-from .kernel import flip_delta, init_state, metropolis
+from .kernel import flip_delta, init_state
 
-__all__ = ["QuadArrays", "quadratic_arrays", "ising_beta_range", "anneal_replica_quadratic", "anneal_round_quadratic",
-           "has_rows", "anneal_replica_cached", "anneal_round_cached", "anneal_serial_quadratic",
-           "anneal_serial_cached"]
+__all__ = ["GROUP", "field_width", "QuadArrays", "quadratic_arrays", "ising_beta_range", "has_rows",
+           "fill_fields", "flip_fields", "flip_dense", "fill_deltas", "flip_cached"]
 
 #: The most variables, and the least share of coupled pairs, for the matrix layout.
 DENSE_MAX_VARS, DENSE_MIN_SHARE = 2048, 0.25
-#: ``beta * delta`` above which a move is rejected without a draw: exp(-36.8) < 2**-53.
-CUTOFF = 36.8
+#: Neighbour entries per group: each variable's run of neighbours is padded to a multiple of it.
+GROUP = 4
+
+
+def field_width(var_count: int) -> int:
+    """The length of a replica's field array: one per variable, and the :data:`GROUP` spare ones."""
+    return var_count + GROUP
 
 
 class QuadArrays(NamedTuple):
@@ -52,9 +52,9 @@ class QuadArrays(NamedTuple):
 
     constant: float          # the energy of the all-zero state, without the model's offset
     linear: np.ndarray       # float64 (N,): h
-    ptr: np.ndarray          # int64 (N + 1,): the neighbours of i are nbr[ptr[i]:ptr[i + 1]]
-    nbr: np.ndarray          # int32: neighbour columns, both directions of each coupling
-    coupling: np.ndarray     # float64: J of each neighbour entry
+    ptr: np.ndarray          # int64 (N + 1,): the neighbours of i are nbr[ptr[i]:ptr[i + 1]], a multiple of GROUP
+    nbr: np.ndarray          # int32: neighbour columns, both directions of each coupling; padding: N + its slot
+    coupling: np.ndarray     # float64: J of each neighbour entry; padding: 0
     dense: np.ndarray        # float64 (N, N): J as a matrix for a dense model, else (0, 0)
 
 
@@ -96,16 +96,28 @@ def quadratic_arrays(compiled) -> QuadArrays | None:
     a, b = keys // n, keys % n
     rows = np.concatenate([a, b])
     order = np.argsort(rows, kind="stable")
-    nbr = np.concatenate([b, a])[order].astype(np.int32)
-    coupling = np.concatenate([weights, weights])[order]
-    ptr = np.zeros(n + 1, dtype=np.int64)
-    ptr[1:] = np.cumsum(np.bincount(rows, minlength=n))
+    ptr, nbr, coupling = _padded(n, rows[order], np.concatenate([b, a])[order], np.concatenate([weights, weights])[order])
     dense = np.zeros((0, 0))
     if 1 < n <= DENSE_MAX_VARS and len(keys) >= DENSE_MIN_SHARE * n * (n - 1) / 2:
         dense = np.zeros((n, n))
         dense[a, b] = weights
         dense[b, a] = weights
     return QuadArrays(constant, linear, ptr, nbr, coupling, dense)
+
+
+def _padded(n, rows, cols, weights):
+    """CSR arrays of the sorted entries (``rows``, ``cols``, ``weights``), each row padded to a multiple of
+    :data:`GROUP` with zero weights in the spare columns ``n + slot``."""
+    degree = np.bincount(rows, minlength=n)
+    sizes = -(-degree // GROUP) * GROUP
+    ptr = np.zeros(n + 1, dtype=np.int64)
+    ptr[1:] = np.cumsum(sizes)
+    nbr = n + (np.arange(ptr[-1]) - np.repeat(ptr[:-1], sizes)) % GROUP     # padding: the slot's spare field
+    coupling = np.zeros(ptr[-1])
+    at = np.repeat(ptr[:-1], degree) + (np.arange(len(rows)) - np.repeat(np.cumsum(degree) - degree, degree))
+    nbr[at] = cols
+    coupling[at] = weights
+    return ptr, nbr.astype(np.int32), coupling
 
 
 def ising_beta_range(q: QuadArrays) -> tuple[float, float]:
@@ -132,12 +144,13 @@ def ising_beta_range(q: QuadArrays) -> tuple[float, float]:
 
 
 @njit(cache=True)
-def _start(rep, q, a, target):
-    """Fill replica ``rep``'s fields from its state; its energy, best state and hit record."""
-    x, f = a.states[rep], a.field[rep]
+def fill_fields(q, x, f):
+    """Fill the fields ``f`` (its spare entries 0) for state ``x``; return the energy without the offset."""
     n = x.shape[0]
     for i in range(n):
         f[i] = q.linear[i]
+    for i in range(n, f.shape[0]):
+        f[i] = 0.0                                 # the spare fields of the padding
     for i in range(n):
         if x[i]:
             for k in range(q.ptr[i], q.ptr[i + 1]):
@@ -146,76 +159,33 @@ def _start(rep, q, a, target):
     for i in range(n):
         if x[i]:
             energy += 0.5 * (q.linear[i] + f[i])   # h_i + half of the couplings, each counted from both ends
-        a.best_states[rep, i] = x[i]
-    a.energies[rep] = energy
-    a.best_energies[rep] = energy
-    a.hit[rep] = 1 if energy <= target else 0
+    return energy
 
 
 @njit(cache=True)
-def anneal_replica_quadratic(rep, q, a, betas, lo, hi, target):
-    """Sweeps ``lo`` to ``hi`` of replica ``rep`` (``lo == 0`` starts it from ``a.states[rep]``);
-    the same contract as :func:`qlib.solvers.anneal.anneal_replica`, on :class:`QuadArrays`."""
-    if lo == 0:
-        _start(rep, q, a, target)
-    if a.hit[rep]:
-        return
-    x, f, rg = a.states[rep], a.field[rep], a.rng[rep]
-    ptr, nbr, coupling, dense = q.ptr, q.nbr, q.coupling, q.dense
-    n = x.shape[0]
-    energy = a.energies[rep]
-    best = a.best_energies[rep]
-    count = 0
-    when = 0
-    for s in range(lo, hi):
-        beta = betas[s - lo]
-        cutoff = CUTOFF / beta
-        for v in range(n):
-            d = -f[v] if x[v] else f[v]
-            if d > 0.0 and (d >= cutoff or not metropolis(rg, 0, beta * d)):
-                continue
-            step = -1.0 if x[v] else 1.0
-            x[v] ^= 1
-            if dense.shape[0]:
-                row = dense[v]
-                for j in range(n):
-                    f[j] += step * row[j]
-            else:
-                for k in range(ptr[v], ptr[v + 1]):
-                    f[np.uintp(nbr[k])] += step * coupling[k]   # an unsigned index: no negative-index check
-            energy += d
-            count += 1
-            if energy <= target:
-                when = 2 + s * n + v
-                break
-        if when:
-            break
-        if energy < best:
-            best = energy
-            for i in range(n):
-                a.best_states[rep, i] = x[i]
-    if when:
-        best = energy
-        for i in range(n):
-            a.best_states[rep, i] = x[i]
-    a.energies[rep] = energy
-    a.best_energies[rep] = best
-    a.flips[rep] += count
-    a.hit[rep] = when
-
-
-@njit(cache=True, parallel=True)
-def anneal_round_quadratic(q, a, betas, lo, hi, target):
-    """Sweeps ``lo`` to ``hi`` of every replica, in parallel on the CPU cores."""
-    for rep in prange(a.states.shape[0]):
-        anneal_replica_quadratic(rep, q, a, betas, lo, hi, target)
+def flip_fields(v, q, x, f):
+    """Flip ``x[v]`` and move its neighbours' fields by its couplings (the CSR layout)."""
+    xv = x[v]
+    step = 1.0 - 2.0 * xv                          # +1 when x_v turns on, -1 when it turns off
+    x[v] = xv ^ 1
+    nbr, coupling = q.nbr, q.coupling
+    for k in range(q.ptr[v], q.ptr[v + 1], GROUP):  # whole groups; the padding adds 0 to a spare field
+        f[np.uintp(nbr[k])] += step * coupling[k]   # unsigned indices: no negative-index check
+        f[np.uintp(nbr[k + 1])] += step * coupling[k + 1]
+        f[np.uintp(nbr[k + 2])] += step * coupling[k + 2]
+        f[np.uintp(nbr[k + 3])] += step * coupling[k + 3]
 
 
 @njit(cache=True)
-def anneal_serial_quadratic(q, a, betas, lo, hi, target):
-    """:func:`anneal_round_quadratic` on one thread: no parallel launch, for one replica or one thread."""
-    for rep in range(a.states.shape[0]):
-        anneal_replica_quadratic(rep, q, a, betas, lo, hi, target)
+def flip_dense(v, q, x, f):
+    """:func:`flip_fields` for the matrix layout: one contiguous row.  (A function of its own: with both
+    loops in one function the sparse update ran at a third of its speed.)"""
+    xv = x[v]
+    step = 1.0 - 2.0 * xv
+    x[v] = xv ^ 1
+    row = q.dense[v]
+    for j in range(x.shape[0]):
+        f[j] += step * row[j]
 
 
 def has_rows(compiled) -> bool:
@@ -224,7 +194,7 @@ def has_rows(compiled) -> bool:
 
 
 @njit(cache=True)
-def _flip_cached(v, x, fc, g, m):
+def flip_cached(v, x, fc, g, m):
     """Flip ``x[v]``: update the terms' false counts and the cached deltas ``g`` of their variables."""
     term_ptr, term_vars, term_negs, term_coef = m[0], m[1], m[2], m[3]
     var_term_ptr, var_terms, var_term_negs = m[5], m[6], m[7]
@@ -250,63 +220,10 @@ def _flip_cached(v, x, fc, g, m):
 
 
 @njit(cache=True)
-def anneal_replica_cached(rep, m, a, betas, lo, hi, target):
-    """Sweeps ``lo`` to ``hi`` of replica ``rep`` on a model without rows, with cached deltas;
-    the contract of :func:`qlib.solvers.anneal.anneal_replica`."""
-    x, g, fc, rg = a.states[rep], a.field[rep], a.false_count[rep], a.rng[rep]
-    n = x.shape[0]
-    if lo == 0:
-        energy = init_state(x, fc, a.lhs[rep], m)
-        for v in range(n):
-            g[v] = flip_delta(v, x, fc, a.lhs[rep], a.row_delta[rep], m)
-            a.best_states[rep, v] = x[v]
-        a.energies[rep] = energy
-        a.best_energies[rep] = energy
-        a.hit[rep] = 1 if energy <= target else 0
-    if a.hit[rep]:
-        return
-    energy = a.energies[rep]
-    best = a.best_energies[rep]
-    count = 0
-    when = 0
-    for s in range(lo, hi):
-        beta = betas[s - lo]
-        cutoff = CUTOFF / beta
-        for v in range(n):
-            d = g[v]
-            if d > 0.0 and (d >= cutoff or not metropolis(rg, 0, beta * d)):
-                continue
-            _flip_cached(v, x, fc, g, m)
-            energy += d
-            count += 1
-            if energy <= target:
-                when = 2 + s * n + v
-                break
-        if when:
-            break
-        if energy < best:
-            best = energy
-            for i in range(n):
-                a.best_states[rep, i] = x[i]
-    if when:
-        best = energy
-        for i in range(n):
-            a.best_states[rep, i] = x[i]
-    a.energies[rep] = energy
-    a.best_energies[rep] = best
-    a.flips[rep] += count
-    a.hit[rep] = when
-
-
-@njit(cache=True, parallel=True)
-def anneal_round_cached(m, a, betas, lo, hi, target):
-    """Sweeps ``lo`` to ``hi`` of every replica with cached deltas, in parallel on the CPU cores."""
-    for rep in prange(a.states.shape[0]):
-        anneal_replica_cached(rep, m, a, betas, lo, hi, target)
-
-
-@njit(cache=True)
-def anneal_serial_cached(m, a, betas, lo, hi, target):
-    """:func:`anneal_round_cached` on one thread."""
-    for rep in range(a.states.shape[0]):
-        anneal_replica_cached(rep, m, a, betas, lo, hi, target)
+def fill_deltas(m, x, g, fc, lhs, scratch):
+    """Fill the false counts ``fc`` and every variable's flip delta ``g`` for state ``x`` (a model
+    without rows); return the energy without the offset."""
+    energy = init_state(x, fc, lhs, m)
+    for v in range(x.shape[0]):
+        g[v] = flip_delta(v, x, fc, lhs, scratch, m)
+    return energy

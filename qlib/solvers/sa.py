@@ -15,9 +15,9 @@ import time
 import numpy as np
 
 from .anneal import AnnealArrays, sample_deltas
-from .local_field import ising_beta_range
+from .local_field import field_width, has_rows, ising_beta_range, quadratic_arrays
 
-__all__ = ["run_sa", "default_beta_range", "new_arrays", "chunk_seconds"]
+__all__ = ["run_sa", "choose_kernel", "model_forms", "default_beta_range", "new_arrays", "chunk_seconds"]
 
 
 def default_beta_range(compiled, rng_state) -> tuple[float, float]:
@@ -49,7 +49,7 @@ def chunk_seconds(time_limit: float) -> float:
 
 def new_arrays(compiled, rng, states, fields: bool = False) -> AnnealArrays:
     """The :class:`~qlib.solvers.anneal.AnnealArrays` of a run from ``states``, replica ``k`` seeded by ``rng[k]``;
-    ``fields``: room for the local fields of :mod:`qlib.solvers.local_field`."""
+    ``fields``: room for the local fields of :mod:`qlib.solvers.local_field` (with its spare ones)."""
     num_replicas = states.shape[0]
     padded_rng = np.zeros((num_replicas, 8), dtype=np.uint64)  # one cache line per replica
     padded_rng[:, 0] = rng[:num_replicas]
@@ -60,11 +60,29 @@ def new_arrays(compiled, rng, states, fields: bool = False) -> AnnealArrays:
         energies=np.zeros(num_replicas), best_states=np.empty_like(states), best_energies=np.empty(num_replicas),
         flips=np.zeros(num_replicas, dtype=np.int64),
         hit=np.zeros(num_replicas, dtype=np.int64),   # when each replica reached the target (0: not yet)
-        field=np.zeros((num_replicas, compiled.var_count if fields else 0)))
+        field=np.zeros((num_replicas, field_width(compiled.var_count) if fields else 0)))
+
+
+def choose_kernel(compiled, cached_deltas: bool = True) -> str:
+    """The kernel that anneals ``compiled``: "local_field" for a plain QUBO, else "cached_delta" for a
+    model without rows (when ``cached_deltas``), else "terms"."""
+    if compiled.derived("quadratic", quadratic_arrays) is not None:
+        return "local_field"
+    return "cached_delta" if cached_deltas and not has_rows(compiled) else "terms"
+
+
+def model_forms(compiled, kernel: str) -> tuple:
+    """``(quad, cached, terms)`` for :func:`~qlib.solvers.anneal.anneal_replica`: the model in the form
+    ``kernel`` reads, None for the other two."""
+    forms = {"local_field": 0, "cached_delta": 1, "terms": 2}
+    out = [None, None, None]
+    out[forms[kernel]] = (compiled.derived("quadratic", quadratic_arrays) if kernel == "local_field"
+                          else compiled.kernel_arrays())
+    return tuple(out)
 
 
 def run_sa(compiled, rng, states, target, time_limit, *, num_sweeps, beta_range, max_rounds, round_function,
-           quadratic=None, kernel="terms"):
+           kernel="terms"):
     """Annealing rounds (the first from ``states``, then random restarts) until the
     target, the time limit or ``max_rounds``; returns (state, info).
 
@@ -75,23 +93,22 @@ def run_sa(compiled, rng, states, target, time_limit, *, num_sweeps, beta_range,
     :func:`default_beta_range`, or for a quadratic model dwave-samplers' rule
     (:func:`~qlib.solvers.local_field.ising_beta_range`).  A round runs in chunks of sweeps sized from the
     measured speed (:func:`chunk_seconds` each), so the clock is read often.
-    ``round_function(m, arrays, betas, lo, hi, target)`` runs sweeps ``lo`` to
-    ``hi`` on every replica; with ``quadratic`` (the model's
-    :class:`~qlib.solvers.local_field.QuadArrays`) ``m`` is those arrays.
-    ``kernel`` names the round function for ``info`` ("terms", "local_field" or
-    "cached_delta"); the last two keep a field per variable.  Ctrl-C ends it with ``stop_reason="interrupted"``.
+    ``round_function(quad, cached, terms, arrays, betas, lo, target)`` runs
+    sweeps ``lo`` to ``lo + len(betas)`` on every replica, given the model in the one of its
+    three forms that ``kernel`` names ("local_field", "cached_delta" or "terms";
+    :func:`model_forms`); the first two keep a field per variable.  Ctrl-C ends it with ``stop_reason="interrupted"``.
     The options come checked (:class:`~qlib.solvers.options.SAOptions`).
     """
     start = time.perf_counter()
     num_replicas = states.shape[0]
     if max_rounds is None:
         max_rounds = 1 if not np.isfinite(target) else None
+    models = model_forms(compiled, kernel)
     if beta_range is None:
-        beta_range = (default_beta_range(compiled, rng[-1]) if quadratic is None
-                      else compiled.derived("ising_beta_range", lambda _: ising_beta_range(quadratic)))
+        beta_range = (default_beta_range(compiled, rng[-1]) if models[0] is None
+                      else compiled.derived("ising_beta_range", lambda _: ising_beta_range(models[0])))
     hot, cold = (float(b) for b in beta_range)
     log_ratio = math.log(cold / hot) / max(num_sweeps - 1, 1)
-    m = compiled.kernel_arrays() if quadratic is None else quadratic
     a = new_arrays(compiled, rng, states, fields=kernel != "terms")
     best_state, best_energy = states[0].copy(), np.inf
     deadline = start + time_limit
@@ -108,7 +125,7 @@ def run_sa(compiled, rng, states, target, time_limit, *, num_sweeps, beta_range,
                 hi = min(num_sweeps, lo + chunk)
                 t0 = time.perf_counter()
                 betas = hot * np.exp(log_ratio * np.arange(lo, hi))   # geometric, hot to cold
-                round_function(m, a, betas, lo, hi, target)
+                round_function(*models, a, betas, lo, target)
                 elapsed = time.perf_counter() - t0
                 sampling += elapsed
                 done, lo = hi - lo, hi

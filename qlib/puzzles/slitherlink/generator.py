@@ -77,6 +77,18 @@ def _check_size(rows, cols) -> tuple[int, int]:
     return validate.integer("rows", rows, minimum=1), validate.integer("cols", cols, minimum=1)
 
 
+def _check_board(rows, cols, name, share) -> tuple[int, int]:
+    """:func:`_check_size` for a board to generate (2 cells or more), and ``share`` (the argument ``name``)
+    a fraction in [0, 1]."""
+    rows, cols = _check_size(rows, cols)
+    if rows * cols < 2:
+        raise ValueError("a 1x1 board has one puzzle only, the clue 4 around its cell: nothing to generate; "
+                         "ask for 2 cells or more")
+    if not 0.0 <= validate.number(name, share) <= 1.0:
+        raise ValueError(f"{name} must be a fraction in [0, 1], got {share!r}")
+    return rows, cols
+
+
 def _outside_connected(region: np.ndarray) -> bool:
     """Whether every cell outside ``region`` reaches the board's edge through outside cells."""
     R, C = region.shape
@@ -274,12 +286,7 @@ def generate(rows: int, cols: int, seed: int, keep: float = 0.0, *, max_nodes: i
     long as no clock limit is set (``check_time_limit`` and ``time_limit`` make
     the result depend on the machine's speed; ``max_nodes`` does not).
     """
-    rows, cols = _check_size(rows, cols)
-    if rows * cols < 2:
-        raise ValueError("a 1x1 board has one puzzle only, the clue 4 around its cell: nothing to generate; "
-                         "ask for 2 cells or more")
-    if not 0.0 <= validate.number("keep", keep) <= 1.0:
-        raise ValueError(f"keep must be a fraction in [0, 1], got {keep!r}")
+    rows, cols = _check_board(rows, cols, "keep", keep)
     max_nodes = validate.integer("max_nodes", max_nodes, minimum=1, none=True)
     check_time_limit = validate.number("check_time_limit", check_time_limit, positive=True, none=True)
     time_limit = validate.time_limit(time_limit, none=True)
@@ -331,12 +338,7 @@ def generate_dense(rows: int, cols: int, seed: int, fraction: float = 0.6):
     Use :func:`~qlib.puzzles.slitherlink.count_solutions` to check it, or :func:`generate` for a proved
     unique board.  Returns ``(board, mask)``.
     """
-    rows, cols = _check_size(rows, cols)
-    if rows * cols < 2:
-        raise ValueError("a 1x1 board has one puzzle only, the clue 4 around its cell: nothing to generate; "
-                         "ask for 2 cells or more")
-    if not 0.0 <= validate.number("fraction", fraction) <= 1.0:
-        raise ValueError(f"fraction must be in [0, 1], got {fraction!r}")
+    rows, cols = _check_board(rows, cols, "fraction", fraction)
     rng = _rng(seed)
     mask = random_loop(rows, cols, int(rng.integers(1 << 62)))
     n = rows * cols
