@@ -45,7 +45,7 @@ Metrics:
    ``--reference`` (``--reference --no-rates --no-ttt``: only that, about 7 min for all); a
    bench run that goes below its target lowers the cached one for the next runs (its own
    rows there stay measured against the old target, and a note says so).
-   Each sweep-based solver picks num_sweeps from a grid (100/300/1000/3000): per setting, one
+   Each sweep-based solver picks num_sweeps from a grid (100/300/1000/3000/10000): per setting, one
    call of K reads (about 0.4 s of work, seeds apart from the measured ones) estimates the
    per-read hit rate p and time t, and the setting with the lowest t x ln(0.01)/ln(1-p) wins
    (none hit: the lowest mean energy).  Then R independent runs (seeds 0..R-1, default 10),
@@ -99,7 +99,7 @@ REFERENCE = HERE / "results" / "qubo_reference.json"
 GRID_SEED0 = 1000   # calibration reads use seeds 1000+, the measured runs 0..R-1
 REF_SEED = 777
 
-FULL = dict(rate_updates=1e7, rate_sweeps=1000, rate_repeats=2, grid=[100, 300, 1000, 3000], calib_seconds=0.4,
+FULL = dict(rate_updates=1e7, rate_sweeps=1000, rate_repeats=2, grid=[100, 300, 1000, 3000, 10000], calib_seconds=0.4,
             calib_reads_max=32, runs=10, cap_small=1.0, cap=3.0, small_vars=200, give_up=2,
             ttt_max_vars=2000, threads_min_vars=10000, ref_sweeps=10000, ref_seconds=None, quick=False)
 QUICK = dict(FULL, rate_updates=2e6, rate_repeats=1, grid=[100, 1000], calib_seconds=0.15, calib_reads_max=16, runs=3,
