@@ -61,7 +61,8 @@ Metrics:
    and t_run the median run time, failures counted at the cap (at least one run; p = 1: t_run;
    p = 0: ∞).  A row whose first ``--give-up`` (2) runs all fail stops there (one failure
    earlier when no calibration read hit).  Cap: 1 s up to 200 variables, else 3 s.
-3. Threads: qlib SA on the models of at least 10,000 variables, 2 replicas of 1000 sweeps, on
+3. Threads: qlib SA on the models of at least 10,000 variables, 2 replicas of 1000 sweeps (about
+   0.1 s a call) and of 10000 sweeps (about 1 s), on
    1 and on 2 threads (best of 3 calls each): updates/s and the ratio, beside the machine's own
    ratio measured just before (a compute-bound numba ``prange`` over 2 items), since other
    processes on a 2-core machine take a core.  The load average at the start and the end is in
@@ -101,9 +102,10 @@ REF_SEED = 777
 
 FULL = dict(rate_updates=1e7, rate_sweeps=1000, rate_repeats=2, grid=[100, 300, 1000, 3000, 10000], calib_seconds=0.4,
             calib_reads_max=32, runs=10, cap_small=1.0, cap=3.0, small_vars=200, give_up=2,
-            ttt_max_vars=2000, threads_min_vars=10000, ref_sweeps=10000, ref_seconds=None, quick=False)
+            ttt_max_vars=2000, threads_min_vars=10000, threads_sweeps=[1000, 10000], ref_sweeps=10000, ref_seconds=None,
+            quick=False)
 QUICK = dict(FULL, rate_updates=2e6, rate_repeats=1, grid=[100, 1000], calib_seconds=0.15, calib_reads_max=16, runs=3,
-             cap_small=0.5, cap=1.0, threads_min_vars=1000, quick=True)
+             cap_small=0.5, cap=1.0, threads_min_vars=1000, threads_sweeps=[1000, 3000], quick=True)
 
 
 # -- statistics --------------------------------------------------------------------------
@@ -259,10 +261,13 @@ def threads_phase(problems, preps, solvers, config, log) -> dict:
     for name in chosen:
         p = problems[name]
         s, prep = solvers["qlib-sa"], preps[name]["qlib-sa"]
-        row = {t: measure_rate(s, prep, p, config["rate_sweeps"], 2, threads=t, repeats=3) for t in (1, 2)}
-        out[name] = dict(replicas=2, sweeps=config["rate_sweeps"], by_threads=row, machine_ratio=check["ratio"],
-                         load=_load(), ratio=(row[2]["rate"] / row[1]["rate"]) if row[1]["rate"] else None)
-        log(f"  threads {name:16s} " + ", ".join(f"{t}: {r['rate'] / 1e6:.1f}M/s" for t, r in row.items()), flush=True)
+        for sweeps in config["threads_sweeps"]:
+            row = {t: measure_rate(s, prep, p, sweeps, 2, threads=t, repeats=3) for t in (1, 2)}
+            out[f"{name} @{sweeps}"] = dict(
+                workload=name, replicas=2, sweeps=sweeps, by_threads=row, machine_ratio=check["ratio"], load=_load(),
+                ratio=(row[2]["rate"] / row[1]["rate"]) if row[1]["rate"] else None)
+            log(f"  threads {name:16s} {sweeps:6d} sweeps " + ", ".join(
+                f"{t}: {r['rate'] / 1e6:.1f}M/s" for t, r in row.items()), flush=True)
     return out
 
 
@@ -487,7 +492,8 @@ def ttt_table(results) -> str:
 def threads_table(results) -> str:
     lines = ["| workload | vars | sweeps x replicas | 1 thread M/s | 2 threads M/s | 2 / 1 | machine 2 / 1 |",
              "|---|---|---|---|---|---|---|"]
-    for w, r in results["threads"].items():
+    for key, r in results["threads"].items():
+        w = r.get("workload", key)
         bt = {int(k): v for k, v in r["by_threads"].items()}
         one, two = bt.get(1) or {}, bt.get(2) or {}
         ratio = f"{r['ratio']:.2f}" if r.get("ratio") else "-"
@@ -547,7 +553,9 @@ def report(results) -> str:
                   beta_table(results), ""]
     if results["threads"]:
         lines += ["## qlib SA on 1 and 2 threads (independent replicas)", "",
-                  "Best of 3 calls each, qlib's own timer.  machine 2 / 1: a compute-bound numba prange over 2 "
+                  "Best of 3 calls each, qlib's own timer; each model at the rate table's length and at a longer one "
+                  "(the fixed cost of a call, its setup and the chunks' joins, weighs less in a longer run).  "
+                  "machine 2 / 1: a compute-bound numba prange over 2 "
                   "items, 1 vs 2 threads, measured just before (what the two cores give at the time).", "",
                   threads_table(results), ""]
     if results["ttt"]:
