@@ -21,7 +21,8 @@ energy that is all penalty; n/a elsewhere, with the reason), ``dwave-sa``
 ``openjij-sa`` (OpenJij's SASampler: ``sample`` on the BQM, ``sample_hubo`` on a HUBO) and
 ``openjij-sqa`` (SQASampler, 4 Trotter slices by default; no HUBO method: n/a).  Every
 sampler parameter but num_sweeps / num_reads is left at its default; every measured call runs
-on one thread (qlib: ``num_threads=1``), except the thread table.
+on one thread (qlib: ``num_threads=1``; OpenJij, whose samplers use OpenMP: ``OMP_NUM_THREADS=1``,
+set by :func:`main`), except the thread table.
 
 Metrics:
 
@@ -76,6 +77,7 @@ from __future__ import annotations
 import argparse
 import json
 import math
+import os
 import statistics
 import sys
 import time
@@ -642,6 +644,10 @@ def _load() -> list | None:
 
 
 def main(argv=None, log=print):
+    # OpenJij's samplers run Intel OpenMP regions (on every core by default, and its idle workers spin for
+    # 200 ms after each): one OpenMP thread keeps every peer call on one thread and the cores free for the
+    # next call.  Set before OpenJij is first imported (available() below), when its runtime reads it.
+    os.environ["OMP_NUM_THREADS"] = "1"
     args, config = parse_args(argv)
     t_start = time.perf_counter()
     missing = available()
