@@ -103,11 +103,11 @@ GRID_SEED0 = 1000   # calibration reads use seeds 1000+, the measured runs 0..R-
 REF_SEED = 777
 
 FULL = dict(rate_updates=1e7, rate_sweeps=1000, rate_repeats=2, grid=[100, 300, 1000, 3000, 10000], calib_seconds=0.4,
-            calib_reads_max=32, runs=10, cap_small=1.0, cap=3.0, small_vars=200, give_up=2,
-            ttt_max_vars=2000, threads_min_vars=10000, threads_sweeps=[1000, 10000], ref_sweeps=10000, ref_seconds=None,
-            quick=False)
+            calib_reads_max=32, runs=10, runs_max=100, runs_seconds=2.0, cap_small=1.0, cap=3.0, small_vars=200,
+            give_up=2, ttt_max_vars=2000, threads_min_vars=10000, threads_sweeps=[1000, 10000], ref_sweeps=10000,
+            ref_seconds=None, quick=False)
 QUICK = dict(FULL, rate_updates=2e6, rate_repeats=1, grid=[100, 1000], calib_seconds=0.15, calib_reads_max=16, runs=3,
-             cap_small=0.5, cap=1.0, threads_min_vars=1000, threads_sweeps=[1000, 3000], quick=True)
+             runs_max=3, cap_small=0.5, cap=1.0, threads_min_vars=1000, threads_sweeps=[1000, 3000], quick=True)
 
 
 # -- statistics --------------------------------------------------------------------------
@@ -382,7 +382,10 @@ def ttt_row(solver, prep, problem, target, config, rate, log) -> dict:
     if grid and not any(g.get("hits") for g in grid):
         give_up = max(1, give_up - 1)   # no calibration read hit: one failure less before stopping
     times, hits, extras = [], [], []
-    for seed in range(config["runs"]):
+    most = max(config["runs"], config["runs_max"])
+    for seed in range(most):
+        if seed >= config["runs"] and sum(times) >= config["runs_seconds"]:
+            break   # enough: more runs only while they are cheap (a median of 10 short runs is noisy)
         try:
             hit, secs, e, calls = solver.run(prep, problem, setting, seed, target, cap)
         except Exception as exc:
@@ -562,7 +565,9 @@ def report(results) -> str:
                   threads_table(results), ""]
     if results["ttt"]:
         lines += ["## Time to target (one thread per run)", "",
-                  f"{c['runs']} runs per row (seeds 0..{c['runs'] - 1}), cap {c['cap_small']:g} s up to "
+                  f"{c['runs']} runs per row (seeds 0, 1, ...), and more, up to "
+                  f"{max(c['runs'], c.get('runs_max', 0))}, while the row's runs have taken under "
+                  f"{c.get('runs_seconds', 0):g} s; cap {c['cap_small']:g} s up to "
                   f"{c['small_vars']} variables, else {c['cap']:g} s; a row whose first {c['give_up']} runs fail "
                   "stops.  median / p90: of the runs that hit.  TTS99: the median run time (failures at the cap) x "
                   "ln(0.01)/ln(1-p), at least one run.  Setting: num_sweeps chosen per workload from "
@@ -589,7 +594,11 @@ def parse_args(argv=None):
                                                         "(about 20 s; results/qubo-quick.*)")
     p.add_argument("--only", nargs="*", metavar="PATTERN", help="workload names or fnmatch patterns ('sg2d-*')")
     p.add_argument("--solvers", nargs="*", choices=SOLVERS, help="rows to run (default all)")
-    p.add_argument("--runs", type=int, help="independent runs per time-to-target row (default 10; quick 3)")
+    p.add_argument("--runs", type=int, help="independent runs per time-to-target row, at least (default 10; quick 3)")
+    p.add_argument("--runs-max", type=int, help="runs per row at most, added while the row has taken under "
+                                                "--runs-seconds (default 100; quick 3)")
+    p.add_argument("--runs-seconds", type=float, help="seconds of runs a row may take before it stops adding runs "
+                                                      "beyond --runs (default 2)")
     p.add_argument("--cap", type=float, help="seconds per run above 200 variables (default 3; quick 1)")
     p.add_argument("--cap-small", type=float, help="seconds per run up to 200 variables (default 1; quick 0.5)")
     p.add_argument("--ttt-max-vars", type=int, help="time-to-target only on models up to this size (default 2000)")
@@ -608,7 +617,8 @@ def parse_args(argv=None):
                                             "the markdown goes beside it (.md)")
     args = p.parse_args(argv)
     config = dict(QUICK if args.quick else FULL)
-    for key in ("runs", "cap", "cap_small", "ttt_max_vars", "ref_seconds", "give_up", "ref_sweeps"):
+    for key in ("runs", "runs_max", "runs_seconds", "cap", "cap_small", "ttt_max_vars", "ref_seconds", "give_up",
+                "ref_sweeps"):
         if getattr(args, key) is not None:
             config[key] = getattr(args, key)
     args.out = args.out or (QUICK_RESULTS if args.quick else RESULTS)

@@ -42,7 +42,8 @@ class Solution:
         self.energy = compiled.energy(self.state)
         self.info = dict(info or {})
         self.info.setdefault("var_count", compiled.var_count)
-        self.info.setdefault("term_count", compiled.model.term_count)
+        if "term_count" not in self.info:   # counted once per model: a small solve should not pay for it
+            self.info["term_count"] = compiled.derived("model_term_count", lambda c: c.model.term_count)
 
     def __getitem__(self, variable) -> int:
         return int(self.state[self.compiled.index(variable)])

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import math
 import os
 import signal
 import subprocess
@@ -220,3 +221,13 @@ def test_a_300x300_slitherlink_keeps_a_short_limit():
     elapsed = time.perf_counter() - t0
     assert elapsed <= 1.1 * limit + 0.5, f"{elapsed:.2f} s for a {limit} s limit"
     assert result.stop_reason in ("time_limit", "no_answer") and not result.solved
+
+
+def test_the_available_memory_is_read_at_most_every_reading_seconds(monkeypatch):
+    reads = []
+    monkeypatch.setattr(limits, "_reading", [-math.inf, 0])
+    monkeypatch.setattr(limits, "_read_available_memory", lambda: reads.append(1) or 4096 * len(reads))
+    monkeypatch.setattr(limits, "READING_SECONDS", 1e9)
+    assert limits._available_memory() == 4096 and limits._available_memory() == 4096 and len(reads) == 1
+    monkeypatch.setattr(limits, "READING_SECONDS", 0.0)
+    assert limits._available_memory() == 8192 and len(reads) == 2        # an old reading is renewed

@@ -12,6 +12,7 @@ import qlib
 from qlib.compile import compile
 from qlib.solvers import anneal
 from qlib.solvers import local_field as lf
+from qlib.solvers import sa
 from qlib.solvers.kernel import accept, rng_uniform
 
 
@@ -156,7 +157,7 @@ def test_each_neighbour_run_is_padded_to_whole_groups_of_spare_fields():
     assert compiled.offset + q.constant + q.linear @ x + x @ J[:n, :n] @ x / 2 == pytest.approx(compiled.energy(x))
 
 
-def sparse_qubo(n, seed):
+def ring_qubo(n, seed):
     """A ring and a few chords on ``n`` variables, mixed signs: a model under the matrix layout's density."""
     rng = np.random.default_rng(seed)
     x = qlib.var(f"sp{seed}_", n)
@@ -165,12 +166,55 @@ def sparse_qubo(n, seed):
     return f + qlib.sum(float(rng.integers(-4, 5)) * x[i] * x[(i + 7) % n] for i in range(0, n, 3))
 
 
+def mixed_qubo(n, seed):
+    """A ring with 2n random chords: degrees from 2 to about 12, so the neighbour runs differ in length."""
+    rng = np.random.default_rng(seed)
+    x = qlib.var(f"mx{seed}_", n)
+    f = qlib.sum(float(rng.integers(-3, 4)) * x[i] * x[(i + 1) % n] for i in range(n))
+    for _ in range(2 * n):
+        i, j = rng.choice(n, size=2, replace=False)
+        f = f + float(rng.integers(-3, 4)) * x[int(i)] * ~x[int(j)]
+    return f
+
+
+def test_the_sweep_order_groups_equal_neighbour_runs_and_keeps_every_energy():
+    compiled = compile(mixed_qubo(40, 3))
+    q = lf.quadratic_arrays(compiled)
+    swept, order = lf.in_sweep_order(q)
+    n = compiled.var_count
+    assert order is not None and sorted(order) == list(range(n))
+    runs = np.diff(swept.ptr)
+    assert np.all(np.diff(runs) >= 0) and np.array_equal(runs, np.diff(q.ptr)[order])
+    for size in set(runs):                                   # among equals, the model's own order
+        assert np.all(np.diff(order[runs == size]) > 0)
+    assert set(swept.nbr[swept.coupling == 0]) <= set(range(n, n + lf.GROUP)) | set(range(n))
+    for x in np.random.default_rng(1).integers(0, 2, size=(8, n), dtype=np.uint8):
+        assert field_energy(swept, x[order]) == pytest.approx(field_energy(q, x), abs=1e-9)
+    lattice = lf.quadratic_arrays(compile(qlib.sum(qlib.var("lat", 12)[i] * qlib.var("lat", 12)[(i + 1) % 12]
+                                                   for i in range(12))))
+    assert lf.in_sweep_order(lattice) == (lattice, None)   # every run the same length: nothing to reorder
+
+
+def test_states_go_into_the_sweep_order_and_come_back_in_the_models():
+    model = mixed_qubo(60, 7)
+    compiled = compile(model)
+    assert sa.sweep_order(compiled, "local_field") is not None
+    good_state = qlib.solve(model, seed=0, algorithm="sa", num_sweeps=2000, num_replicas=4).state
+    target = compiled.energy(good_state)
+    again = qlib.solve(model, seed=1, algorithm="sa", initial_state=good_state, target_energy=target)
+    assert again.info["stop_reason"] == "target_energy" and np.array_equal(again.state, good_state)
+    sol = qlib.solve(model, seed=5, algorithm="sa", num_sweeps=50, num_replicas=3)
+    assert sol.energy == pytest.approx(compiled.energy(sol.state))
+    for state, energy in zip(sol.info["replica_states"], sol.info["replica_energies"]):
+        assert energy == pytest.approx(compiled.energy(state))
+
+
 @pytest.mark.parametrize("layout", ["csr", "dense"])
 def test_the_local_fields_stay_the_fields_after_sweeps(layout):
     from qlib.solvers.sa import new_arrays
     from qlib.solvers.seeding import seed_sequence
 
-    compiled = compile(sparse_qubo(30, 5) if layout == "csr" else random_qubo(30, 5))
+    compiled = compile(ring_qubo(30, 5) if layout == "csr" else random_qubo(30, 5))
     q = lf.quadratic_arrays(compiled)
     assert bool(q.dense.shape[0]) == (layout == "dense")
     states = np.random.default_rng(2).integers(0, 2, size=(3, compiled.var_count), dtype=np.uint8)

@@ -88,3 +88,28 @@ def test_quick_run_end_to_end(tmp_path):
     assert json.loads(ref.read_text())["sg2d-10x10"]["fingerprint"] == W.build("sg2d-10x10").fingerprint()
     md = out.with_suffix(".md").read_text()
     assert "| sg2d-10x10 |" in md and "TTS99" in md
+
+
+class _CountingSolver:
+    """A stand-in row: every run hits at once (no sweeps, so no calibration)."""
+
+    name, sweeps = "counting", False
+
+    def __init__(self, seconds):
+        self.seeds, self.seconds = [], seconds
+
+    def describe(self, setting):
+        return "fixed"
+
+    def run(self, prep, problem, setting, seed, target, cap):
+        self.seeds.append(seed)
+        return True, self.seconds, target, 1
+
+
+@pytest.mark.parametrize("seconds, runs", [(0.001, 7), (1.0, 3)])
+def test_a_row_adds_runs_beyond_the_minimum_only_while_they_are_cheap(seconds, runs):
+    problem = W.build("ran3-100")
+    config = dict(qubo.FULL, runs=3, runs_max=7, runs_seconds=2.5)
+    solver = _CountingSolver(seconds)
+    row = qubo.ttt_row(solver, None, problem, -1.0, config, None, log=lambda *a, **k: None)
+    assert solver.seeds == list(range(runs)) and row["runs"] == runs and not row["stopped"]

@@ -223,3 +223,27 @@ def test_the_registry_lists_every_backend_and_its_algorithms():
         {"exhaustive": ["exhaustive"], "cpu": ["sa", "focused"], "gpu": ["sa", "focused"]}
     assert REGISTRY["cpu"].algorithm("sa").option_names == \
         ("num_replicas", "num_threads", "num_sweeps", "beta_range", "max_rounds")
+
+
+def test_restart_states_are_fresh_uniform_bits_from_the_driver_stream():
+    from qlib.solvers.kernel import random_bits
+
+    rng = np.array([12345], dtype=np.uint64)
+    first, second = np.empty((4, 500), dtype=np.uint8), np.empty((4, 500), dtype=np.uint8)
+    random_bits(first, rng, 0)
+    state_after_first = rng[0]
+    random_bits(second, rng, 0)
+    assert state_after_first != 12345 and rng[0] != state_after_first     # the stream moves on
+    assert set(np.unique(first)) == {0, 1} and abs(first.mean() - 0.5) < 0.05
+    assert (first != second).any()                                        # each restart starts somewhere new
+    again = np.empty_like(first)
+    random_bits(again, np.array([12345], dtype=np.uint64), 0)
+    assert (again == first).all()                                         # and the seed fixes it
+
+
+def test_restarts_are_counted_and_the_same_seed_repeats_them():
+    model = frustrated_model(20, seed=4)
+    runs = [qlib.solve(model, backend="cpu", seed=3, num_sweeps=5, max_rounds=6, num_replicas=2) for _ in range(2)]
+    assert runs[0].info["rounds"] == 6 and runs[0].info["stop_reason"] == "max_rounds"
+    assert (runs[0].info["replica_states"] == runs[1].info["replica_states"]).all()
+    assert (runs[0].state == runs[1].state).all() and runs[0].energy == runs[1].energy

@@ -1,14 +1,16 @@
 """Simulated annealing: one replica's run, shared by every kernel and by the CPU and GPU backends.
 
-Every replica sweeps the variables in order and accepts a flip with the
-Metropolis rule at the sweep's inverse temperature (one uniform draw a visit,
-:func:`~qlib.solvers.kernel.accept`, with the generator state in a local for
-the whole call); a replica stops as soon as its energy reaches the target
-(checked after every accepted flip) and records when: ``hit[rep]`` is 0 while
-it has not, 1 if its start state was already there, else
-``2 + sweep * N + variable``.  Each replica has its own random stream, and the
-driver takes the replica that got there first (then the lowest index), so
-results depend only on the seed, not on how the sweeps were chunked.
+Every replica sweeps the variables in order (the local fields' model comes
+renumbered in its sweep order, :func:`~qlib.solvers.local_field.in_sweep_order`)
+and accepts a flip with the Metropolis rule at the sweep's inverse temperature
+(one uniform draw a visit, :func:`~qlib.solvers.kernel.accept`, with the
+generator state in a local for the whole call); a replica stops as soon as its
+energy reaches the target (checked after every accepted flip) and records
+when: ``hit[rep]`` is 0 while it has not, 1 if its start state was already
+there, else ``2 + sweep * N + position`` (the flipped variable's place in the
+sweep).  Each replica has its own random stream, and the driver takes the
+replica that got there first (then the lowest index), so results depend only on
+the seed, not on how the sweeps were chunked.
 
 :func:`anneal_replica` is the whole per-replica search, for the three ways of
 reading a flip's energy change; exactly one of its model arguments is given,

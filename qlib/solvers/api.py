@@ -235,10 +235,11 @@ def warmup() -> float:
     a = var("_warmup", 3)
     model = a[0] * ~a[1] * a[2] + cons(a[0] + a[1] + a[2] == one_of(0, 2), label="warmup")
     runs = [dict(model=model, backend="exhaustive"),
-            *(dict(model=m, backend="cpu", seed=0, num_sweeps=2, num_replicas=p, algorithm="sa")
+            *(dict(model=m, backend="cpu", seed=0, num_sweeps=2, max_rounds=2, num_replicas=p,
+                  algorithm="sa")
               for m in (model, a[0] * ~a[1] - a[2], a[0] * a[1] * ~a[2] - a[1]) for p in (1, 2)),
             dict(model=model, backend="cpu", seed=0, target_energy=0, num_replicas=1, algorithm="focused")]
-    for run in runs:   # the general, local-field and cached-delta annealers (serial, parallel), then focused
+    for run in runs:   # every annealer (general, local fields, cached deltas; serial, parallel, restarted); focused
         if solve(**run).info.get("stop_reason") == "interrupted":
             raise KeyboardInterrupt   # a Ctrl-C held back during a compile: the caller reports it
     focused.warmup_cuts(compile(model))

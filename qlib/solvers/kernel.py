@@ -53,6 +53,18 @@ def rng_uniform(rng, i):
     return uniform_of(rng_step(rng, i))
 
 
+@njit(cache=True)
+def random_bits(out, rng, i):
+    """Fill the uint8 array ``out`` (2-D) with uniform bits from the generator state ``rng[i]``: restart
+    states at the cost of one generator step a variable."""
+    s = rng[i]
+    for r in range(out.shape[0]):
+        for c in range(out.shape[1]):
+            s = xorshift_step(s)
+            out[r, c] = np.uint8((s * U64(2685821657736338717)) >> U64(63))
+    rng[i] = s
+
+
 @njit(cache=True, inline="always")
 def rng_below(rng, i, n):
     """A uniform int in [0, n) from ``rng[i]``."""

@@ -33,8 +33,8 @@ from numba import njit
 
 from .kernel import flip_delta, init_state
 
-__all__ = ["GROUP", "field_width", "QuadArrays", "quadratic_arrays", "ising_beta_range", "has_rows",
-           "fill_fields", "flip_fields", "flip_dense", "fill_deltas", "flip_cached"]
+__all__ = ["GROUP", "field_width", "QuadArrays", "quadratic_arrays", "in_sweep_order", "ising_beta_range",
+           "has_rows", "fill_fields", "flip_fields", "flip_dense", "fill_deltas", "flip_cached"]
 
 #: The most variables, and the least share of coupled pairs, for the matrix layout.
 DENSE_MAX_VARS, DENSE_MIN_SHARE = 2048, 0.25
@@ -118,6 +118,30 @@ def _padded(n, rows, cols, weights):
     nbr[at] = cols
     coupling[at] = weights
     return ptr, nbr.astype(np.int32), coupling
+
+
+def in_sweep_order(q: QuadArrays) -> tuple[QuadArrays, np.ndarray | None]:
+    """``q`` renumbered so that a sweep meets the variables by their count of neighbour groups (stable: in
+    their own order among equals), and the order: position ``k`` of the sweep holds variable ``order[k]``.
+
+    The update loop of an accepted flip runs once per group; with runs of equal counts its exit is
+    predicted, which on a model of mixed degrees (a random graph) is worth about 10 % of a sweep.  Where
+    every variable has the same count (a lattice), or the model is dense, ``q`` is returned as it is, with
+    ``order`` None.
+    """
+    n = len(q.linear)
+    sizes = np.diff(q.ptr)
+    order = np.argsort(sizes, kind="stable")
+    if q.dense.shape[0] or np.array_equal(order, np.arange(n)):
+        return q, None
+    position = np.empty(n, dtype=np.int64)
+    position[order] = np.arange(n)
+    ptr = np.zeros(n + 1, dtype=np.int64)
+    ptr[1:] = np.cumsum(sizes[order])
+    take = np.repeat(q.ptr[order] - ptr[:-1], sizes[order]) + np.arange(ptr[-1])   # old entry of each new one
+    old = q.nbr[take].astype(np.int64)
+    nbr = np.where(old < n, position[np.minimum(old, n - 1)], old)   # padding keeps its spare field
+    return QuadArrays(q.constant, q.linear[order], ptr, nbr.astype(np.int32), q.coupling[take], q.dense), order
 
 
 def ising_beta_range(q: QuadArrays) -> tuple[float, float]:

@@ -15,9 +15,11 @@ import time
 import numpy as np
 
 from .anneal import AnnealArrays, sample_deltas
-from .local_field import field_width, has_rows, ising_beta_range, quadratic_arrays
+from .kernel import random_bits
+from .local_field import field_width, has_rows, in_sweep_order, ising_beta_range, quadratic_arrays
 
-__all__ = ["run_sa", "choose_kernel", "model_forms", "default_beta_range", "new_arrays", "chunk_seconds"]
+__all__ = ["run_sa", "choose_kernel", "model_forms", "sweep_order", "default_beta_range", "new_arrays",
+           "chunk_seconds"]
 
 
 def default_beta_range(compiled, rng_state) -> tuple[float, float]:
@@ -74,11 +76,25 @@ def choose_kernel(compiled, cached_deltas: bool = True) -> str:
 def model_forms(compiled, kernel: str) -> tuple:
     """``(quad, cached, terms)`` for :func:`~qlib.solvers.anneal.anneal_replica`: the model in the form
     ``kernel`` reads, None for the other two."""
-    forms = {"local_field": 0, "cached_delta": 1, "terms": 2}
-    out = [None, None, None]
-    out[forms[kernel]] = (compiled.derived("quadratic", quadratic_arrays) if kernel == "local_field"
-                          else compiled.kernel_arrays())
-    return tuple(out)
+    if kernel == "local_field":
+        return _swept(compiled)[0], None, None
+    if kernel == "cached_delta":
+        return None, compiled.kernel_arrays(), None
+    if kernel == "terms":
+        return None, None, compiled.kernel_arrays()
+    raise ValueError(f"kernel must be 'local_field', 'cached_delta' or 'terms', got {kernel!r}")
+
+
+def sweep_order(compiled, kernel: str) -> np.ndarray | None:
+    """Where the form :func:`model_forms` gives ``kernel`` numbers the variables its own way (the local
+    fields' sweep order, :func:`~qlib.solvers.local_field.in_sweep_order`), that order: position ``k`` holds
+    variable ``order[k]``; else None."""
+    return _swept(compiled)[1] if kernel == "local_field" else None
+
+
+def _swept(compiled):
+    """The local fields' arrays in sweep order, and the order (made once per model)."""
+    return compiled.derived("quadratic_swept", lambda c: in_sweep_order(c.derived("quadratic", quadratic_arrays)))
 
 
 def run_sa(compiled, rng, states, target, time_limit, *, num_sweeps, beta_range, max_rounds, round_function,
@@ -109,22 +125,27 @@ def run_sa(compiled, rng, states, target, time_limit, *, num_sweeps, beta_range,
                       else compiled.derived("ising_beta_range", lambda _: ising_beta_range(models[0])))
     hot, cold = (float(b) for b in beta_range)
     log_ratio = math.log(cold / hot) / max(num_sweeps - 1, 1)
+    order = sweep_order(compiled, kernel)
+    if order is not None:
+        states = states[:, order]   # in the kernel's numbering until the end
     a = new_arrays(compiled, rng, states, fields=kernel != "terms")
     best_state, best_energy = states[0].copy(), np.inf
     deadline = start + time_limit
     span = chunk_seconds(time_limit)
     # the first chunk: about 10**5 updates (a millisecond or so), then sized from the measured speed
     rounds, status, chunk, sampling = 0, None, max(1, 100_000 // (compiled.var_count * num_replicas + 1)), 0.0
+    span_betas, betas = None, None
+    restarts = np.array([rng[-1] ^ np.uint64(0x5DEECE66D) or np.uint64(1)])   # the driver's own stream (never 0)
     try:
         while status is None:
-            if rounds > 0:  # restart from random states
-                gen = np.random.Generator(np.random.PCG64(int(rng[rounds % num_replicas]) + rounds))
-                a = a._replace(states=gen.integers(0, 2, size=states.shape, dtype=np.uint8))
+            if rounds > 0:  # restart from random states, in place (a round costs microseconds on a small model)
+                random_bits(a.states, restarts, 0)
             lo = 0
             while lo < num_sweeps:
                 hi = min(num_sweeps, lo + chunk)
                 t0 = time.perf_counter()
-                betas = hot * np.exp(log_ratio * np.arange(lo, hi))   # geometric, hot to cold
+                if span_betas != (lo, hi):   # geometric, hot to cold; a round that repeats a chunk reuses it
+                    span_betas, betas = (lo, hi), hot * np.exp(log_ratio * np.arange(lo, hi))
                 round_function(*models, a, betas, lo, target)
                 elapsed = time.perf_counter() - t0
                 sampling += elapsed
@@ -153,8 +174,12 @@ def run_sa(compiled, rng, states, target, time_limit, *, num_sweeps, beta_range,
         k = int(np.argmin(a.best_energies))
         if a.best_energies[k] < best_energy:
             best_state = a.best_states[k].copy()
+    replica_states = a.best_states.copy()
+    if order is not None:   # back to the model's numbering
+        inverse = np.argsort(order)
+        best_state, replica_states = best_state[inverse], replica_states[:, inverse]
     info = dict(algorithm="sa", kernel=kernel, num_replicas=num_replicas, num_sweeps=int(num_sweeps),
                 beta_range=(hot, cold), rounds=rounds, flips=int(a.flips.sum()), stop_reason=status,
                 sampling_seconds=sampling,
-                replica_states=a.best_states.copy(), replica_energies=a.best_energies + compiled.offset)
+                replica_states=replica_states, replica_energies=a.best_energies + compiled.offset)
     return best_state, info
