@@ -103,7 +103,7 @@ GRID_SEED0 = 1000   # calibration reads use seeds 1000+, the measured runs 0..R-
 REF_SEED = 777
 
 FULL = dict(rate_updates=1e7, rate_sweeps=1000, rate_repeats=2, grid=[100, 300, 1000, 3000, 10000], calib_seconds=0.4,
-            calib_reads_max=32, runs=10, runs_max=100, runs_seconds=2.0, cap_small=1.0, cap=3.0, small_vars=200,
+            calib_reads_max=128, runs=10, runs_max=100, runs_seconds=2.0, cap_small=1.0, cap=3.0, small_vars=200,
             give_up=2, ttt_max_vars=2000, threads_min_vars=10000, threads_sweeps=[1000, 10000], ref_sweeps=10000,
             ref_seconds=None, quick=False)
 QUICK = dict(FULL, rate_updates=2e6, rate_repeats=1, grid=[100, 1000], calib_seconds=0.15, calib_reads_max=16, runs=3,
@@ -571,7 +571,8 @@ def report(results) -> str:
                   f"{c['small_vars']} variables, else {c['cap']:g} s; a row whose first {c['give_up']} runs fail "
                   "stops.  median / p90: of the runs that hit.  TTS99: the median run time (failures at the cap) x "
                   "ln(0.01)/ln(1-p), at least one run.  Setting: num_sweeps chosen per workload from "
-                  f"{'/'.join(str(g) for g in c['grid'])} by one calibration call per setting; a peer's "
+                  f"{'/'.join(str(g) for g in c['grid'])} by one calibration call per setting (up to "
+                  f"{c['calib_reads_max']} reads, about {c['calib_seconds']:g} s); a peer's "
                   "reads/call: the power of two (up to 64) with the lowest expected time to a hit, from that call's "
                   "overhead, sampling time per read and hit rate.", "", ttt_table(results), "",
                   "Chosen num_sweeps:", "", settings_text(results), ""]
