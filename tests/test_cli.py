@@ -101,12 +101,12 @@ def test_ctrl_c_during_a_compile_is_raised_after_it():
         with event.install_listener("numba:compile", listener):
             with pytest.raises(KeyboardInterrupt):
                 triple(2)
+        assert signal.getsignal(signal.SIGINT) is signal.default_int_handler   # the hold gave back the handler
     finally:
         signal.signal(signal.SIGINT, previous)
     assert listener.sent
     assert len(triple.signatures) == 1   # raised after the compile had finished, not inside it
     assert triple(2) == 6
-    assert signal.getsignal(signal.SIGINT) is signal.default_int_handler
 
 
 IMPORT_INTERRUPTED = textwrap.dedent("""
