@@ -8,7 +8,7 @@ was asked for and how much.
 
 The budget is :data:`DEFAULT_FRACTION` of the memory available now (psutil's
 ``virtual_memory().available``, else ``os.sysconf`` pages, read at most every
-:data:`READING_SECONDS`, as asking costs about 70 us); set a fixed budget
+0.25 s (``READING_SECONDS``), as asking costs about 70 us); set a fixed budget
 with :func:`set_memory_budget` or the ``QLIB_MEMORY_BUDGET`` environment
 variable (bytes, or a number with a K/M/G/T suffix).
 """
@@ -47,7 +47,7 @@ class AllocationTooLarge(MemoryError, ValueError):
 
 
 def _available_memory() -> int:
-    """Bytes of memory available now, from a reading at most :data:`READING_SECONDS` old."""
+    """Bytes of memory available now, from a reading at most ``READING_SECONDS`` old."""
     now = time.monotonic()
     if now - _reading[0] >= READING_SECONDS:
         _reading[:] = [now, _read_available_memory()]
