@@ -103,9 +103,9 @@ GRID_SEED0 = 1000   # calibration reads use seeds 1000+, the measured runs 0..R-
 REF_SEED = 777
 
 FULL = dict(rate_updates=1e7, rate_sweeps=1000, rate_repeats=2, grid=[100, 300, 1000, 3000, 10000], calib_seconds=0.4,
-            calib_reads_max=128, runs=10, runs_max=100, runs_seconds=2.0, cap_small=1.0, cap=3.0, small_vars=200,
-            give_up=2, ttt_max_vars=2000, threads_min_vars=10000, threads_sweeps=[1000, 10000], ref_sweeps=10000,
-            ref_seconds=None, quick=False)
+            calib_reads_max=128, runs=10, runs_max=100, runs_seconds=2.0, hits_min=10, row_seconds=60.0, cap_small=1.0,
+            cap=3.0, small_vars=200, give_up=2, ttt_max_vars=2000, threads_min_vars=10000, threads_sweeps=[1000, 10000],
+            ref_sweeps=10000, ref_seconds=None, quick=False)
 QUICK = dict(FULL, rate_updates=2e6, rate_repeats=1, grid=[100, 1000], calib_seconds=0.15, calib_reads_max=16, runs=3,
              runs_max=3, cap_small=0.5, cap=1.0, threads_min_vars=1000, threads_sweeps=[1000, 3000], quick=True)
 
@@ -369,6 +369,16 @@ def reads_per_call(cal: dict, most: int = 64) -> int:
     return best[1]
 
 
+def more_runs(times, hits, config) -> bool:
+    """Whether a row that has its ``runs`` should add one: while its runs are cheap (a median of 10 short runs
+    is noisy), or while it has fewer than ``hits_min`` hits and has taken under ``row_seconds`` (5 hits of 10
+    against 7 of 10 cannot rank two solvers; the hit rate of k hits is known to about 1/sqrt(k))."""
+    spent = sum(times)
+    if spent < config["runs_seconds"]:
+        return True
+    return sum(hits) < config.get("hits_min", 0) and spent < config.get("row_seconds", 0.0)
+
+
 def ttt_row(solver, prep, problem, target, config, rate, log) -> dict:
     cap = config["cap_small"] if problem.n <= config["small_vars"] else config["cap"]
     grid = None
@@ -384,8 +394,8 @@ def ttt_row(solver, prep, problem, target, config, rate, log) -> dict:
     times, hits, extras = [], [], []
     most = max(config["runs"], config["runs_max"])
     for seed in range(most):
-        if seed >= config["runs"] and sum(times) >= config["runs_seconds"]:
-            break   # enough: more runs only while they are cheap (a median of 10 short runs is noisy)
+        if seed >= config["runs"] and not more_runs(times, hits, config):
+            break
         try:
             hit, secs, e, calls = solver.run(prep, problem, setting, seed, target, cap)
         except Exception as exc:
@@ -567,7 +577,8 @@ def report(results) -> str:
         lines += ["## Time to target (one thread per run)", "",
                   f"{c['runs']} runs per row (seeds 0, 1, ...), and more, up to "
                   f"{max(c['runs'], c.get('runs_max', 0))}, while the row's runs have taken under "
-                  f"{c.get('runs_seconds', 0):g} s; cap {c['cap_small']:g} s up to "
+                  f"{c.get('runs_seconds', 0):g} s, or while it has fewer than {c.get('hits_min', 0)} hits and has "
+                  f"taken under {c.get('row_seconds', 0):g} s; cap {c['cap_small']:g} s up to "
                   f"{c['small_vars']} variables, else {c['cap']:g} s; a row whose first {c['give_up']} runs fail "
                   "stops.  median / p90: of the runs that hit.  TTS99: the median run time (failures at the cap) x "
                   "ln(0.01)/ln(1-p), at least one run.  Setting: num_sweeps chosen per workload from "
@@ -600,6 +611,9 @@ def parse_args(argv=None):
                                                 "--runs-seconds (default 100; quick 3)")
     p.add_argument("--runs-seconds", type=float, help="seconds of runs a row may take before it stops adding runs "
                                                       "beyond --runs (default 2)")
+    p.add_argument("--hits-min", type=int, help="hits a row wants: it adds runs, up to --runs-max, while it has fewer "
+                                                "and has taken under --row-seconds (default 10)")
+    p.add_argument("--row-seconds", type=float, help="seconds of runs a row may take to reach --hits-min (default 60)")
     p.add_argument("--cap", type=float, help="seconds per run above 200 variables (default 3; quick 1)")
     p.add_argument("--cap-small", type=float, help="seconds per run up to 200 variables (default 1; quick 0.5)")
     p.add_argument("--ttt-max-vars", type=int, help="time-to-target only on models up to this size (default 2000)")
@@ -618,8 +632,8 @@ def parse_args(argv=None):
                                             "the markdown goes beside it (.md)")
     args = p.parse_args(argv)
     config = dict(QUICK if args.quick else FULL)
-    for key in ("runs", "runs_max", "runs_seconds", "cap", "cap_small", "ttt_max_vars", "ref_seconds", "give_up",
-                "ref_sweeps"):
+    for key in ("runs", "runs_max", "runs_seconds", "hits_min", "row_seconds", "cap", "cap_small", "ttt_max_vars",
+                "ref_seconds", "give_up", "ref_sweeps"):
         if getattr(args, key) is not None:
             config[key] = getattr(args, key)
     args.out = args.out or (QUICK_RESULTS if args.quick else RESULTS)

@@ -91,25 +91,35 @@ def test_quick_run_end_to_end(tmp_path):
 
 
 class _CountingSolver:
-    """A stand-in row: every run hits at once (no sweeps, so no calibration)."""
+    """A stand-in row: each run takes ``seconds`` and hits where ``hit(seed)`` (no sweeps, so no calibration)."""
 
     name, sweeps = "counting", False
 
-    def __init__(self, seconds):
-        self.seeds, self.seconds = [], seconds
+    def __init__(self, seconds, hit=lambda seed: True):
+        self.seeds, self.seconds, self.hit = [], seconds, hit
 
     def describe(self, setting):
         return "fixed"
 
     def run(self, prep, problem, setting, seed, target, cap):
         self.seeds.append(seed)
-        return True, self.seconds, target, 1
+        return self.hit(seed), self.seconds, target, 1
 
 
 @pytest.mark.parametrize("seconds, runs", [(0.001, 7), (1.0, 3)])
 def test_a_row_adds_runs_beyond_the_minimum_only_while_they_are_cheap(seconds, runs):
     problem = W.build("ran3-100")
-    config = dict(qubo.FULL, runs=3, runs_max=7, runs_seconds=2.5)
+    config = dict(qubo.FULL, runs=3, runs_max=7, runs_seconds=2.5, hits_min=0)
     solver = _CountingSolver(seconds)
     row = qubo.ttt_row(solver, None, problem, -1.0, config, None, log=lambda *a, **k: None)
     assert solver.seeds == list(range(runs)) and row["runs"] == runs and not row["stopped"]
+
+
+@pytest.mark.parametrize("hits_min, row_seconds, runs", [(4, 100.0, 8), (4, 5.0, 5), (2, 100.0, 4), (20, 100.0, 12)])
+def test_a_row_with_few_hits_adds_runs_until_it_has_hits_min_or_its_time_is_spent(hits_min, row_seconds, runs):
+    problem = W.build("ran3-100")
+    config = dict(qubo.FULL, runs=4, runs_max=12, runs_seconds=0.5, hits_min=hits_min, row_seconds=row_seconds)
+    solver = _CountingSolver(1.0, hit=lambda seed: seed % 2 == 1)   # every other run hits
+    row = qubo.ttt_row(solver, None, problem, -1.0, config, None, log=lambda *a, **k: None)
+    assert solver.seeds == list(range(runs)) and row["runs"] == runs
+    assert row["successes"] == runs // 2
