@@ -123,3 +123,13 @@ def test_a_row_with_few_hits_adds_runs_until_it_has_hits_min_or_its_time_is_spen
     row = qubo.ttt_row(solver, None, problem, -1.0, config, None, log=lambda *a, **k: None)
     assert solver.seeds == list(range(runs)) and row["runs"] == runs
     assert row["successes"] == runs // 2
+
+
+@pytest.mark.parametrize("first_hit, runs, stopped", [(4, 10, False), (5, 5, True), (None, 5, True)])
+def test_a_row_stops_only_after_give_up_runs_without_a_hit(first_hit, runs, stopped):
+    problem = W.build("ran3-100")
+    config = dict(qubo.FULL, runs=10, runs_max=10, runs_seconds=0.0, hits_min=0, give_up=5)
+    solver = _CountingSolver(0.01, hit=lambda seed: first_hit is not None and seed >= first_hit)
+    row = qubo.ttt_row(solver, None, problem, -1.0, config, None, log=lambda *a, **k: None)
+    assert solver.seeds == list(range(runs)) and row["stopped"] is stopped
+    assert row["successes"] == (0 if first_hit is None or first_hit >= runs else runs - first_hit)
