@@ -186,9 +186,11 @@ def fill_fields(q, x, f):
     return energy
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def flip_fields(v, q, x, f):
-    """Flip ``x[v]`` and move its neighbours' fields by its couplings (the CSR layout)."""
+    """Flip ``x[v]`` and move its neighbours' fields by its couplings (the CSR layout).  Inlined into the
+    sweep: as a call, code tuned for AMD Zen 3/4 (numba's default on those hosts) swept at two thirds of the
+    speed that code tuned for x86-64-v4 reached, and the inlined sweep runs at full speed under both."""
     xv = x[v]
     step = 1.0 - 2.0 * xv                          # +1 when x_v turns on, -1 when it turns off
     x[v] = xv ^ 1
