@@ -47,15 +47,16 @@ Metrics:
    ``--reference`` (``--reference --no-rates --no-ttt``: only that, about 7 min for all); a
    bench run that goes below its target lowers the cached one for the next runs (its own
    rows there stay measured against the old target, and a note says so).
-   Each sweep-based solver picks num_sweeps from a grid (100/300/1000/3000/10000): per setting, one
-   call of K reads (about 0.4 s of work, seeds apart from the measured ones) estimates the
-   per-read hit rate p and time t, and the setting with the lowest t x ln(0.01)/ln(1-p) wins
-   (none hit: the lowest mean energy).  Then R independent runs (seeds 0..R-1, default 10),
+   Each sweep-based solver picks num_sweeps from a grid (100/300/1000/3000/10000): per setting,
+   calls of K reads (about 0.4 s of work each, seeds apart from the measured ones; more calls
+   while the reads have fewer than 4 hits and have taken under 1.5 s, since a hit rate read off
+   one or two hits picks a setting by chance) estimate the per-read hit rate p and time t, and
+   the setting with the lowest t x ln(0.01)/ln(1-p) wins (none hit: the lowest mean energy).  Then R independent runs (seeds 0..R-1, default 10),
    each on one thread: qlib: one ``qlib.solve(..., target_energy=, time_limit=cap,
    num_replicas=1, num_threads=1)`` (it restarts until the target and stops as soon as it is
    reached); a peer: calls of the chosen num_sweeps with fresh seeds until a read reaches the
    target or the cap (reads per call: the power of two up to 64 with the lowest expected time
-   to the first hit, given the calibration call's per-call overhead, per-read sampling time and
+   to the first hit, given the calibration calls' per-call overhead, per-read sampling time and
    hit rate; the table says how many).  OpenJij's ``sample`` on a BQM (SA, SQA) always gets one
    read per call: with a seed, OpenJij 0.12 reseeds every read of a call with it, so k reads
    are one read k times.  Reported: successes / runs, the median and p90 of the runs that hit
@@ -105,11 +106,12 @@ GRID_SEED0 = 1000   # calibration reads use seeds 1000+, the measured runs 0..R-
 REF_SEED = 777
 
 FULL = dict(rate_updates=1e7, rate_sweeps=1000, rate_repeats=3, grid=[100, 300, 1000, 3000, 10000], calib_seconds=0.4,
-            calib_reads_max=128, runs=10, runs_max=100, runs_seconds=2.0, hits_min=10, row_seconds=60.0, cap_small=1.0,
-            cap=3.0, small_vars=200, give_up=5, ttt_max_vars=2000, threads_min_vars=10000, threads_sweeps=[1000, 10000],
-            ref_sweeps=10000, ref_seconds=None, quick=False)
-QUICK = dict(FULL, rate_updates=2e6, rate_repeats=1, grid=[100, 1000], calib_seconds=0.15, calib_reads_max=16, runs=3,
-             runs_max=3, cap_small=0.5, cap=1.0, threads_min_vars=1000, threads_sweeps=[1000, 3000], quick=True)
+            calib_reads_max=128, calib_hits=4, calib_seconds_max=1.5, runs=10, runs_max=100, runs_seconds=2.0,
+            hits_min=10, row_seconds=60.0, cap_small=1.0, cap=3.0, small_vars=200, give_up=5, ttt_max_vars=2000,
+            threads_min_vars=10000, threads_sweeps=[1000, 10000], ref_sweeps=10000, ref_seconds=None, quick=False)
+QUICK = dict(FULL, rate_updates=2e6, rate_repeats=1, grid=[100, 1000], calib_seconds=0.15, calib_reads_max=16,
+             calib_seconds_max=0.15, runs=3, runs_max=3, cap_small=0.5, cap=1.0, threads_min_vars=1000,
+             threads_sweeps=[1000, 3000], quick=True)
 
 
 # -- statistics --------------------------------------------------------------------------
@@ -341,14 +343,21 @@ def choose_sweeps(solver, prep, problem, target, config, rate, cap) -> tuple[dic
             table.append(dict(num_sweeps=S, skipped=f"one read ~{t_est:.2f} s, over the {cap:g} s cap"))
             continue
         K = int(min(config["calib_reads_max"], max(2, round(config["calib_seconds"] / max(t_est, 1e-9)))))
-        smp = solver.sample(prep, S, K, GRID_SEED0 + i)
-        e = problem.energies(smp.states)
-        hits = int((e <= target + EPS).sum())
-        t_read = smp.wall / K
-        sampling_read = min(smp.seconds or smp.wall, smp.wall) / K
-        table.append(dict(num_sweeps=S, reads=K, hits=hits, t_read=t_read, sampling_read=sampling_read,
-                          overhead=smp.wall - sampling_read * K, tts99_est=tts99(t_read, hits / K),
-                          mean_energy=float(e.mean()), min_energy=float(e.min())))
+        energies, wall, sampling, calls = [], 0.0, 0.0, 0
+        while True:   # more calls of K reads while few hit: a hit rate read off 1 or 2 hits picks by chance
+            smp = solver.sample(prep, S, K, GRID_SEED0 + i + len(config["grid"]) * calls)
+            calls += 1
+            energies.append(problem.energies(smp.states))
+            wall += smp.wall
+            sampling += min(smp.seconds or smp.wall, smp.wall)
+            hits = int((np.concatenate(energies) <= target + EPS).sum())
+            if hits >= config["calib_hits"] or wall >= config["calib_seconds_max"]:
+                break
+        e, reads = np.concatenate(energies), K * calls
+        t_read, sampling_read = wall / reads, sampling / reads
+        table.append(dict(num_sweeps=S, reads=reads, calls=calls, hits=hits, t_read=t_read,
+                          sampling_read=sampling_read, overhead=(wall - sampling) / calls,
+                          tts99_est=tts99(t_read, hits / reads), mean_energy=float(e.mean()), min_energy=float(e.min())))
     tried = [t for t in table if "skipped" not in t]
     if not tried:
         tried = [dict(num_sweeps=config["grid"][0], tts99_est=math.inf, mean_energy=math.inf, sampling_read=cap)]
@@ -362,7 +371,7 @@ def choose_sweeps(solver, prep, problem, target, config, rate, cap) -> tuple[dic
 
 def reads_per_call(cal: dict, most: int = 64) -> int:
     """Reads per call r in 1, 2, 4 .. ``most`` minimising the expected time to the first hit,
-    (overhead + r t) / (1 - (1 - p)^r), from one calibration call: ``overhead`` (its wall time
+    (overhead + r t) / (1 - (1 - p)^r), from a setting's calibration calls: ``overhead`` (a call's wall time
     minus its sampling time), t (sampling seconds per read), p (its reads' hit rate; none hit: half a read's worth)."""
     t, o = max(cal.get("sampling_read", 0.0), 1e-9), max(cal.get("overhead", 0.0), 0.0)
     k = cal.get("reads") or 1
@@ -587,10 +596,11 @@ def report(results) -> str:
                   f"{c['small_vars']} variables, else {c['cap']:g} s; a row whose first {c['give_up']} runs fail "
                   "stops.  median / p90: of the runs that hit.  TTS99: the median run time (failures at the cap) x "
                   "ln(0.01)/ln(1-p), at least one run.  Setting: num_sweeps chosen per workload from "
-                  f"{'/'.join(str(g) for g in c['grid'])} by one calibration call per setting (up to "
-                  f"{c['calib_reads_max']} reads, about {c['calib_seconds']:g} s); a peer's "
-                  "reads/call: the power of two (up to 64) with the lowest expected time to a hit, from that call's "
-                  "overhead, sampling time per read and hit rate.", "", ttt_table(results), "",
+                  f"{'/'.join(str(g) for g in c['grid'])} by calibration calls per setting (up to "
+                  f"{c['calib_reads_max']} reads, about {c['calib_seconds']:g} s a call; more calls while the reads "
+                  f"have fewer than {c.get('calib_hits', 0)} hits and have taken under "
+                  f"{c.get('calib_seconds_max', 0):g} s); a peer's reads/call: the power of two (up to 64) with the "
+                  "lowest expected time to a hit, from those calls' overhead, sampling time per read and hit rate.", "", ttt_table(results), "",
                   "Chosen num_sweeps:", "", settings_text(results), ""]
     if results["targets"]:
         lines += ["## Targets", "", "The lowest energy of the reference runs (each solver the same time, "

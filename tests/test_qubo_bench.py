@@ -133,3 +133,43 @@ def test_a_row_stops_only_after_give_up_runs_without_a_hit(first_hit, runs, stop
     row = qubo.ttt_row(solver, None, problem, -1.0, config, None, log=lambda *a, **k: None)
     assert solver.seeds == list(range(runs)) and row["stopped"] is stopped
     assert row["successes"] == (0 if first_hit is None or first_hit >= runs else runs - first_hit)
+
+
+class _StubProblem:
+    """Ten variables; a state's energy is its first bit, so a read hits target 0 where that bit is 0."""
+
+    n = 10
+
+    def energies(self, states):
+        return np.asarray(states)[:, 0].astype(float)
+
+
+class _CalibrationSolver:
+    """Each call takes 0.125 s and hits in ``hits_per_call[num_sweeps]`` of its reads."""
+
+    name, sweeps, slices = "stub", True, 1
+
+    def __init__(self, hits_per_call):
+        self.hits_per_call, self.seeds = hits_per_call, []
+
+    def one_read_per_call(self, prep):
+        return False
+
+    def sample(self, prep, sweeps, reads, seed, threads=1):
+        self.seeds.append(seed)
+        states = np.ones((reads, 10), dtype=np.uint8)
+        states[:self.hits_per_call[sweeps], 0] = 0
+        return W.Sample(states, 0.09, "stub", 0.125)
+
+
+def test_calibration_adds_calls_while_few_reads_hit_and_picks_by_the_pooled_hit_rate():
+    config = dict(qubo.FULL, grid=[100, 1000, 3000], calib_seconds=0.4, calib_reads_max=8, calib_hits=4,
+                  calib_seconds_max=1.0)
+    solver = _CalibrationSolver({100: 0, 1000: 1, 3000: 5})
+    setting, table = qubo.choose_sweeps(solver, None, _StubProblem(), 0.0, config, rate=1e9, cap=3.0)
+    by = {t["num_sweeps"]: t for t in table}
+    assert [by[s]["calls"] for s in (100, 1000, 3000)] == [8, 4, 1]   # until 1.0 s / until 4 hits / at once
+    assert [by[s]["hits"] for s in (100, 1000, 3000)] == [0, 4, 5]
+    assert by[1000]["reads"] == 4 * 8 and by[1000]["overhead"] == pytest.approx(0.125 - 0.09)
+    assert len(set(solver.seeds)) == len(solver.seeds) == 13   # every calibration call its own seed
+    assert setting["num_sweeps"] == 3000 and by[3000]["chosen"]
