@@ -113,7 +113,7 @@ def anneal_replica(rep, quad, cached, terms, a, betas, lo, target):
                 if quad.dense.shape[0]:
                     flip_dense(v, quad, x, f)
                 else:
-                    flip_fields(v, quad, x, f)
+                    flip_fields(v, quad, x, f)     # inlined here (numba inline="always")
             if cached is not None:
                 flip_cached(v, x, fc, f, cached)
             if terms is not None:
