@@ -1,6 +1,7 @@
 """The GPU backend against the CPU: one device check that fits 8 minutes of device time.
 
     python3 benchmarks/gpu.py                      # on a machine with an NVIDIA GPU (within --budget: 400 s)
+    QLIB_COMMIT=<hash> python3 benchmarks/gpu.py   # a copy of the tree without git: name its commit
     python3 benchmarks/gpu.py --simulate --quick   # anywhere: tiny sizes under numba's CUDA simulator (a test)
 
 First it installs what benchmarks/gpu-requirements.txt names and cannot be
@@ -72,6 +73,18 @@ def install(log) -> list[dict]:
     for r in out:
         log(f"install: {r['requirement']}: {r['status']}")
     return out
+
+
+def commit_record() -> dict:
+    """The qlib commit of this tree: git's, else ``QLIB_COMMIT`` (a copy of the tree sent to a device machine
+    has no git; the command that sends it names the commit)."""
+    sys.path.insert(0, str(Path(__file__).resolve().parent))
+    from provenance import qlib_commit
+
+    record = qlib_commit()
+    if not record.get("commit") and os.environ.get("QLIB_COMMIT"):
+        record = dict(commit=os.environ["QLIB_COMMIT"], dirty=None, changed=[], source="QLIB_COMMIT")
+    return record
 
 
 def plan(quick: bool, cores: int) -> dict:
@@ -296,8 +309,8 @@ def main(argv=None) -> int:
     out = args.out or (Path(os.environ["OUT"]) / "gpu.json" if os.environ.get("OUT") else None)
     if out is not None:
         out.parent.mkdir(parents=True, exist_ok=True)
-        out.write_text(json.dumps(dict(facts=facts, rows=rows, pipeline=pipeline, seconds=wall), indent=1,
-                                  default=str))
+        out.write_text(json.dumps(dict(qlib=commit_record(), facts=facts, rows=rows, pipeline=pipeline, seconds=wall),
+                                  indent=1, default=str))
         log(f"written to {out}")
     bad = [r for r in rows if r.get("answered") is False and r["workload"].startswith(("5x5", "10x10"))]
     broken = [r for r in rows if str(r.get("skipped", "")).split(":")[0] not in ("", "budget")]

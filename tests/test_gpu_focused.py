@@ -146,6 +146,8 @@ def test_gpu_benchmark_runs_under_the_simulator(tmp_path):
     assert "| workload | search | backend | replicas | updates/s |" in res.stdout
     data = json.loads(out.read_text())
     assert data["facts"]["kind"] == "simulator"
+    assert data["qlib"]["commit"] == subprocess.run(["git", "rev-parse", "HEAD"], cwd=ROOT, capture_output=True,
+                                                    text=True).stdout.strip()
     focused = [r for r in data["rows"] if r["search"] == "focused"]
     assert {r["backend"] for r in focused} == {"cpu", "gpu"}
     assert all(r["answered"] and r["updates_per_second"] > 0 for r in focused)
