@@ -51,7 +51,8 @@ Metrics:
    calls of K reads (about 0.4 s of work each, seeds apart from the measured ones; more calls
    while the reads have fewer than 4 hits and have taken under 1.5 s, since a hit rate read off
    one or two hits picks a setting by chance) estimate the per-read hit rate p and time t, and
-   the setting with the lowest t x ln(0.01)/ln(1-p) wins (none hit: the lowest mean energy).  Then R independent runs (seeds 0..R-1, default 10),
+   the setting with the lowest t x ln(0.01)/ln(1-p) wins (none hit: the lowest mean energy).
+   Then R independent runs (seeds 0..R-1, default 10),
    each on one thread: qlib: one ``qlib.solve(..., target_energy=, time_limit=cap,
    num_replicas=1, num_threads=1)`` (it restarts until the target and stops as soon as it is
    reached); a peer: calls of the chosen num_sweeps with fresh seeds until a read reaches the
@@ -357,7 +358,8 @@ def choose_sweeps(solver, prep, problem, target, config, rate, cap) -> tuple[dic
         t_read, sampling_read = wall / reads, sampling / reads
         table.append(dict(num_sweeps=S, reads=reads, calls=calls, hits=hits, t_read=t_read,
                           sampling_read=sampling_read, overhead=(wall - sampling) / calls,
-                          tts99_est=tts99(t_read, hits / reads), mean_energy=float(e.mean()), min_energy=float(e.min())))
+                          tts99_est=tts99(t_read, hits / reads), mean_energy=float(e.mean()),
+                          min_energy=float(e.min())))
     tried = [t for t in table if "skipped" not in t]
     if not tried:
         tried = [dict(num_sweeps=config["grid"][0], tts99_est=math.inf, mean_energy=math.inf, sampling_read=cap)]
@@ -582,7 +584,8 @@ def report(results) -> str:
                   beta_table(results), ""]
     if results["threads"]:
         lines += ["## qlib SA on 1 and 2 threads (independent replicas)", "",
-                  "Best of 3 calls each, 1 and 2 threads taken in turns, qlib's own timer; each model at the rate table's length and at a longer one "
+                  "Best of 3 calls each, 1 and 2 threads taken in turns, qlib's own timer; each model at the rate "
+                  "table's length and at a longer one "
                   "(the fixed cost of a call, its setup and the chunks' joins, weighs less in a longer run).  "
                   "machine 2 / 1: a compute-bound numba prange over 2 "
                   "items, 1 vs 2 threads, measured just before (what the two cores give at the time).", "",
@@ -600,7 +603,8 @@ def report(results) -> str:
                   f"{c['calib_reads_max']} reads, about {c['calib_seconds']:g} s a call; more calls while the reads "
                   f"have fewer than {c.get('calib_hits', 0)} hits and have taken under "
                   f"{c.get('calib_seconds_max', 0):g} s); a peer's reads/call: the power of two (up to 64) with the "
-                  "lowest expected time to a hit, from those calls' overhead, sampling time per read and hit rate.", "", ttt_table(results), "",
+                  "lowest expected time to a hit, from those calls' overhead, sampling time per read and hit rate.",
+                  "", ttt_table(results), "",
                   "Chosen num_sweeps:", "", settings_text(results), ""]
     if results["targets"]:
         lines += ["## Targets", "", "The lowest energy of the reference runs (each solver the same time, "
