@@ -82,7 +82,7 @@ bench: $(BENCH_STAMP)
 # qlib's annealing against dwave-samplers and OpenJij on plain QUBO / HUBO models (spin glasses, max-cut,
 # NAE-3SAT, frustrated loops, random cubic / quartic HUBOs): updates/s at equal sweeps, time to target,
 # 1 vs 2 threads (results/qubo.json and .md; targets cached in results/qubo_reference.json).
-# About 17 min on 2 cores (plus about 7 min once when results/qubo_reference.json is missing);
+# About 25 min on 2 cores (plus about 7 min once when results/qubo_reference.json is missing);
 # QUBO_ARGS="--quick" (about 20 s), "--only 'sg2d-*'", "--reference".
 QUBO_ARGS ?=
 bench-qubo: export MPLBACKEND = $(MPL_SCRIPT)

@@ -1,7 +1,7 @@
 """qlib's annealing against dwave-samplers and OpenJij on plain QUBO / HUBO workloads: prints tables,
 writes results/qubo.json and results/qubo.md.
 
-    make bench-qubo                                        # the default run (about 17 min on 2 cores)
+    make bench-qubo                                        # the default run (about 25 min on 2 cores)
     make bench-qubo QUBO_ARGS="--quick"                    # about 20 s: the smallest models, 3 runs
     .venv/bin/python benchmarks/qubo.py --only 'sg2d-*' 'hubo3-*'
     .venv/bin/python benchmarks/qubo.py --reference        # recompute the targets (results/qubo_reference.json)
