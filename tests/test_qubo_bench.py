@@ -173,3 +173,50 @@ def test_calibration_adds_calls_while_few_reads_hit_and_picks_by_the_pooled_hit_
     assert by[1000]["reads"] == 4 * 8 and by[1000]["overhead"] == pytest.approx(0.125 - 0.09)
     assert len(set(solver.seeds)) == len(solver.seeds) == 13   # every calibration call its own seed
     assert setting["num_sweeps"] == 3000 and by[3000]["chosen"]
+
+
+class _RateSolver(_CalibrationSolver):
+    """Reads cost ``num_sweeps / 25000`` s each.  Counting each setting's reads from 1, read ``first[S]`` hits
+    and every ``every[S]``-th after it (``first`` 0: never); a read that misses has energy ``miss[S]``."""
+
+    def __init__(self, first, every, miss):
+        super().__init__({})
+        self.first, self.every, self.miss, self.made = first, every, miss, {}
+
+    def sample(self, prep, sweeps, reads, seed, threads=1):
+        self.seeds.append(seed)
+        states = np.zeros((reads, 10), dtype=np.uint8)
+        done = self.made.get(sweeps, 0)
+        for r in range(reads):
+            k = done + r + 1 - self.first[sweeps]
+            hit = self.first[sweeps] and k >= 0 and k % self.every[sweeps] == 0
+            states[r, 0] = 0 if hit else self.miss[sweeps]
+        self.made[sweeps] = done + reads
+        wall = reads * sweeps / 25000
+        return W.Sample(states, 0.9 * wall, "stub", wall)
+
+
+def test_a_pick_on_few_hits_is_remade_after_more_calls_of_the_settings_in_the_running():
+    # After 1 s: 1000 sweeps has 1 hit in 27 reads, 3000 none in 10 (3 reads of 0.04 s a call; 2 of 0.12 s), so
+    # 1000 leads on one hit.  Extended to 4 s, 1000 has 4 hits in 81 reads (TTS99 ~3.6 s), 3000 4 in 24 (~3.0 s).
+    config = dict(qubo.FULL, grid=[100, 1000, 3000], calib_seconds=0.125, calib_reads_max=8, calib_hits=4,
+                  calib_seconds_max=1.0, calib_extend_seconds=4.0)
+    solver = _RateSolver(first={100: 0, 1000: 20, 3000: 12}, every={100: 1, 1000: 20, 3000: 4},
+                         miss={100: 3, 1000: 2, 3000: 1})
+    setting, table = qubo.choose_sweeps(solver, None, _StubProblem(), 0.0, config, rate=250000, cap=3.0)
+    by = {t["num_sweeps"]: t for t in table}
+    assert (by[100]["calls"], by[100]["hits"]) == (32, 0) and "extended" not in by[100]   # no hit, highest energy
+    assert (by[1000]["calls"], by[1000]["reads"], by[1000]["hits"]) == (27, 81, 4) and by[1000]["extended"]
+    assert (by[3000]["calls"], by[3000]["reads"], by[3000]["hits"]) == (12, 24, 4) and by[3000]["extended"]
+    assert by[3000]["tts99_est"] < by[1000]["tts99_est"]
+    assert setting["num_sweeps"] == 3000 and by[3000]["chosen"]
+    assert len(set(solver.seeds)) == len(solver.seeds) == 32 + 27 + 12
+
+
+def test_a_pick_on_enough_hits_is_not_extended():
+    config = dict(qubo.FULL, grid=[100, 1000], calib_seconds=0.125, calib_reads_max=8, calib_hits=4,
+                  calib_seconds_max=1.0, calib_extend_seconds=4.0)
+    solver = _RateSolver(first={100: 1, 1000: 0}, every={100: 2, 1000: 1}, miss={100: 1, 1000: 1})
+    setting, table = qubo.choose_sweeps(solver, None, _StubProblem(), 0.0, config, rate=250000, cap=3.0)
+    assert [t["calls"] for t in table] == [1, 9] and not any("extended" in t for t in table)
+    assert setting["num_sweeps"] == 100

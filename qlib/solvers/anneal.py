@@ -105,7 +105,7 @@ def anneal_replica(rep, quad, cached, terms, a, betas, lo, target):
             if cached is not None:
                 d = f[v]
             if terms is not None:
-                d = flip_delta(v, x, fc, lhs, scratch, terms)
+                d = flip_delta(v, x, fc, lhs, scratch, terms)      # inlined (numba inline="always")
             state = xorshift_step(state)
             if not accept(uniform_of(state), beta * d):
                 continue

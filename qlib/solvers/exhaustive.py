@@ -59,7 +59,7 @@ def _enumerate_chunk(start, stop, w, m, tol):
         v = 0
         while not (i >> v) & 1:
             v += 1
-        energy += flip_delta(v, x, fc, lhs, scratch, m)
+        energy += flip_delta(v, x, fc, lhs, scratch, m)      # inlined (numba inline="always")
         apply_flip(v, x, fc, lhs, m)
         if energy < b - tol:
             b = energy

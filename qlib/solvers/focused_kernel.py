@@ -174,7 +174,7 @@ def _add_cut(rep, lits, negs, x, zobrist, C, R, num_base):
     return 0
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def _flip(rep, v, row, m, R, C, num_obj):
     """Flip replica ``rep``'s ``x[v]`` and update term counts, row values, cut counters and the bad set.
 

@@ -85,7 +85,7 @@ def accept(u, y):
     return u < math.exp(-y)
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def row_penalty(r, value, row_weight, row_iv_ptr, row_iv_lo, row_iv_hi):
     """weight * distance(value, allowed set of row r)**2."""
     best = np.inf
@@ -122,7 +122,7 @@ def init_state(x, false_count, lhs, m):
     return energy
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def flip_delta(v, x, false_count, lhs, row_delta, m):
     """Energy change if ``x[v]`` were flipped.  ``row_delta`` is zeroed scratch (R)."""
     (term_ptr, term_vars, term_negs, term_coef, term_row,

@@ -251,5 +251,5 @@ def fill_deltas(m, x, g, fc, lhs, scratch):
     without rows); return the energy without the offset."""
     energy = init_state(x, fc, lhs, m)
     for v in range(x.shape[0]):
-        g[v] = flip_delta(v, x, fc, lhs, scratch, m)
+        g[v] = flip_delta(v, x, fc, lhs, scratch, m)      # inlined (numba inline="always")
     return energy
