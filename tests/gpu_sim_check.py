@@ -29,7 +29,25 @@ qubo_exact = qlib.solve(qubo, backend="exhaustive")
 qubo_gpu = qlib.solve(qubo, backend="gpu", seed=3, num_replicas=4, num_sweeps=30, target_energy=qubo_exact.energy)
 qubo_cpu = qlib.solve(qubo, backend="cpu", algorithm="sa", seed=3, num_replicas=4, num_sweeps=30,
                       target_energy=qubo_exact.energy)
+# The resident path (arrays kept on the device between chunks, only what the driver reads or writes moved)
+# gives the host-array path's result, over several rounds (each restart's states go up at sweep 0).
+from qlib.solvers import gpu as gpu_backend  # noqa: E402
+from qlib.solvers.options import Common, GPUSAOptions  # noqa: E402
+
+resident_same, resident_moved = True, True
+for m in (model, qubo):
+    compiled = qlib.compile(m)
+    runs = {}
+    for resident in (False, True):
+        state, info = gpu_backend.run_sa_gpu(compiled, GPUSAOptions(num_replicas=5, num_sweeps=25, max_rounds=3),
+                                     Common(seed=9, time_limit=120.0, target_energy=None), resident=resident)
+        runs[resident] = (state.tolist(), info["flips"], info["rounds"], info["stop_reason"],
+                          info["replica_states"].tolist(), info["replica_energies"].tolist())
+        moved = info["device_seconds"]["upload"] + info["device_seconds"]["download"]
+        resident_moved &= (moved > 0) == resident and info["rounds"] == 3
+    resident_same &= runs[True] == runs[False]
 print(json.dumps(dict(
+    sa_resident_equals_host=resident_same, sa_resident_moves=resident_moved,
     qubo_kernel=qubo_gpu.info["kernel"], qubo_exact=qubo_exact.energy, qubo_gpu=qubo_gpu.energy,
     qubo_gpu_equals_cpu=bool((qubo_gpu.state == qubo_cpu.state).all()) and qubo_gpu.info["flips"] == qubo_cpu.info["flips"]
     and qubo_cpu.info["kernel"] == "local_field",

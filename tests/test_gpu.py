@@ -44,6 +44,11 @@ def test_simulated_gpu_warm_start(simulated):
     assert simulated["warm_flips"] == 0 and simulated["warm_energy"] == simulated["exact"]
 
 
+def test_simulated_resident_annealing_matches_the_host_path(simulated):
+    # the model and replicas kept on the device between chunks: the same states, flips and rounds
+    assert simulated["sa_resident_equals_host"] and simulated["sa_resident_moves"]
+
+
 def test_simulated_gpu_takes_numpy_integers(simulated):
     assert simulated["numpy_replicas_same"]
 

@@ -37,3 +37,24 @@ def test_the_fingerprint_ignores_prose_and_sees_code(tmp_path, monkeypatch):
     assert provenance.code_fingerprint("x.json")["sha256"] == first
     module.write_text('"""Doc."""\n\ndef f(x):\n    return x + 2\n')
     assert provenance.code_fingerprint("x.json")["sha256"] != first
+
+
+def test_a_bang_glob_takes_files_out_of_the_fingerprint(tmp_path, monkeypatch):
+    (tmp_path / "pkg").mkdir()
+    cpu, gpu = tmp_path / "pkg" / "cpu.py", tmp_path / "pkg" / "gpu.py"
+    cpu.write_text("A = 1\n")
+    gpu.write_text("B = 1\n")
+    monkeypatch.setattr(provenance, "ROOT", tmp_path)
+    monkeypatch.setitem(provenance.MEASURED, "x.json", ["pkg/*.py", "!pkg/gpu*.py"])
+    first = provenance.code_fingerprint("x.json")
+    assert first["files"] == 1
+    gpu.write_text("B = 2\n")
+    assert provenance.code_fingerprint("x.json")["sha256"] == first["sha256"]
+    cpu.write_text("A = 2\n")
+    assert provenance.code_fingerprint("x.json")["sha256"] != first["sha256"]
+
+
+def test_no_stored_result_measures_the_gpu_backend():
+    for name in STORED:
+        files = {f.name for f in provenance.measured_files(name)}
+        assert "anneal.py" in files and not {"gpu.py", "gpu_kernel.py"} & files

@@ -35,7 +35,8 @@ from .cpu import check_replica_memory
 from .sa import choose_kernel, run_sa
 from .seeding import initial_states, seed_sequence
 
-__all__ = ["device_kind", "is_available", "device_name", "gpu_round", "run_sa_gpu", "FocusedChunkGPU",
+__all__ = ["device_kind", "is_available", "device_name", "gpu_round", "AnnealRoundGPU", "run_sa_gpu",
+           "FocusedChunkGPU",
            "run_focused_gpu", "warmup", "require_device"]
 
 
@@ -127,18 +128,95 @@ def gpu_round(quad, cached, terms, a, betas, lo, target, threads_per_block=128):
         host[...] = dev.copy_to_host()
 
 
-def run_sa_gpu(compiled, options, common):
+#: The annealing arrays by who touches them between chunks.  Written by the host (a restart's random
+#: states, at sweep 0): sent then.  Read by the host after every chunk (small, one entry per replica):
+#: fetched then.  ``best_states`` is fetched only when the driver reads it (:meth:`AnnealRoundGPU.sync`).
+#: The rest (generator, term counts, rows, fields) is the kernel's own: it goes up once.
+_ANNEAL_SENT_AT_START = frozenset(("states",))
+_ANNEAL_FETCHED = frozenset(("energies", "best_energies", "flips", "hit"))
+
+
+class AnnealRoundGPU:
+    """:func:`gpu_round` with the model and the replicas kept on the device between chunks, so a chunk
+    moves only what the driver reads or writes: :func:`~qlib.solvers.sa.run_sa` drives either.
+
+    A chunk that copies every replica array both ways (the term counts and fields of 1024 replicas of a
+    13,000-variable QUBO are hundreds of MB) is slower than its sweeps, and the driver, which sizes its
+    chunks from the measured speed, then keeps them at a sweep or two.  Under the simulator the kernel
+    works on the host arrays, as :func:`gpu_round` does, unless ``resident`` is True.
+    ``seconds`` and ``launches`` say where the time went.
+    """
+
+    def __init__(self, threads_per_block: int = 128, resident: bool | None = None):
+        self.simulated = device_kind() == "simulator"
+        self.threads_per_block = int(threads_per_block)
+        self.resident = (not self.simulated) if resident is None else bool(resident)
+        self.seconds = {"upload": 0.0, "kernel": 0.0, "download": 0.0}
+        self.launches = 0
+        self._model = None        # (host tuple, device tuple)
+        self._arrays = None       # (host AnnealArrays, device AnnealArrays)
+
+    def __call__(self, quad, cached, terms, a, betas, lo, target):
+        """Sweeps ``lo`` to ``lo + len(betas)`` (the signature of :func:`gpu_round`)."""
+        if not self.resident:
+            t0 = time.perf_counter()
+            gpu_round(quad, cached, terms, a, betas, lo, target, self.threads_per_block)
+            self.seconds["kernel"] += time.perf_counter() - t0
+            self.launches += 1
+            return
+        from numba import cuda
+
+        from .gpu_kernel import anneal_kernel, anneal_kernel_quadratic
+
+        if cached is not None:
+            raise ValueError("the GPU anneals with the 'local_field' or 'terms' kernel")
+        kernel, m = (anneal_kernel, terms) if quad is None else (anneal_kernel_quadratic, quad)
+        t0 = time.perf_counter()
+        if self._model is None or self._model[0] is not m:
+            self._model = (m, type(m)(*(_to_device(x) if isinstance(x, np.ndarray) else x for x in m)))
+        if self._arrays is None or self._arrays[0] is not a:
+            self._arrays = (a, type(a)(*(_to_device(x) for x in a)))
+        elif lo == 0:
+            for name in _ANNEAL_SENT_AT_START:
+                getattr(self._arrays[1], name).copy_to_device(getattr(a, name))
+        dev_a = self._arrays[1]
+        t1 = time.perf_counter()
+        blocks = (a.states.shape[0] + self.threads_per_block - 1) // self.threads_per_block
+        with _wrapping():
+            kernel[blocks, self.threads_per_block](self._model[1], dev_a, _to_device(betas), lo, target)
+        cuda.synchronize()
+        t2 = time.perf_counter()
+        for name in _ANNEAL_FETCHED:
+            getattr(dev_a, name).copy_to_host(getattr(a, name))
+        t3 = time.perf_counter()
+        self.seconds["upload"] += t1 - t0
+        self.seconds["kernel"] += t2 - t1
+        self.seconds["download"] += t3 - t2
+        self.launches += 1
+
+    def sync(self, a):
+        """Bring back what the kernel wrote and a chunk does not fetch (the best states), before the driver
+        reads it."""
+        if self.resident and self._arrays is not None and self._arrays[0] is a:
+            t0 = time.perf_counter()
+            self._arrays[1].best_states.copy_to_host(a.best_states)
+            self.seconds["download"] += time.perf_counter() - t0
+
+
+def run_sa_gpu(compiled, options, common, *, resident: bool | None = None):
     """Simulated annealing (:class:`~qlib.solvers.options.GPUSAOptions`) with ``num_replicas``
-    replicas, one per CUDA thread."""
+    replicas, one per CUDA thread.  ``resident``: see :class:`AnnealRoundGPU`."""
     require_device()
     rng = seed_sequence(common.seed, options.num_replicas + 1)
     states = initial_states(compiled, common.initial_state, options.num_replicas, rng[-1])
     target = -np.inf if common.target_energy is None else common.target_energy - compiled.offset
     kernel = choose_kernel(compiled, cached_deltas=False)   # a QUBO anneals on local fields, as on the CPU
+    rounds = AnnealRoundGPU(resident=resident)
     state, info = run_sa(compiled, rng, states, target, common.time_limit, num_sweeps=options.num_sweeps,
-                         beta_range=options.beta_range, max_rounds=options.max_rounds, round_function=gpu_round,
+                         beta_range=options.beta_range, max_rounds=options.max_rounds, round_function=rounds,
                          kernel=kernel)
-    info.update(backend="gpu", device=device_name())
+    info.update(backend="gpu", device=device_name(), kernel_launches=rounds.launches,
+                device_seconds=dict(rounds.seconds))
     return state, info
 
 

@@ -112,7 +112,9 @@ def run_sa(compiled, rng, states, target, time_limit, *, num_sweeps, beta_range,
     ``round_function(quad, cached, terms, arrays, betas, lo, target)`` runs
     sweeps ``lo`` to ``lo + len(betas)`` on every replica, given the model in the one of its
     three forms that ``kernel`` names ("local_field", "cached_delta" or "terms";
-    :func:`model_forms`); the first two keep a field per variable.  Ctrl-C ends it with ``stop_reason="interrupted"``.
+    :func:`model_forms`); the first two keep a field per variable.  A ``round_function`` with a ``sync(arrays)``
+    method (:class:`~qlib.solvers.gpu.AnnealRoundGPU`) is asked to bring the best states up to date before the
+    driver reads them.  Ctrl-C ends it with ``stop_reason="interrupted"``.
     The options come checked (:class:`~qlib.solvers.options.SAOptions`).
     """
     start = time.perf_counter()
@@ -136,6 +138,7 @@ def run_sa(compiled, rng, states, target, time_limit, *, num_sweeps, beta_range,
     rounds, status, chunk, sampling = 0, None, max(1, 100_000 // (compiled.var_count * num_replicas + 1)), 0.0
     span_betas, betas = None, None
     restarts = np.array([rng[-1] ^ np.uint64(0x5DEECE66D) or np.uint64(1)])   # the driver's own stream (never 0)
+    sync = getattr(round_function, "sync", lambda arrays: None)   # a device round's arrays, before reading them
     try:
         while status is None:
             if rounds > 0:  # restart from random states, in place (a round costs microseconds on a small model)
@@ -159,6 +162,7 @@ def run_sa(compiled, rng, states, target, time_limit, *, num_sweeps, beta_range,
                 rate = done / max(elapsed, 1e-6)   # sweeps per second
                 chunk = int(max(1, min(rate * min(span, deadline - now), 4 * chunk)))
             rounds += 1
+            sync(a)
             k = int(np.argmin(a.best_energies))  # first replica among equals: deterministic
             if a.best_energies[k] < best_energy:
                 best_energy, best_state = a.best_energies[k], a.best_states[k].copy()
@@ -171,6 +175,7 @@ def run_sa(compiled, rng, states, target, time_limit, *, num_sweeps, beta_range,
                 status = "max_rounds"
     except KeyboardInterrupt:
         status = "interrupted"
+        sync(a)
         k = int(np.argmin(a.best_energies))
         if a.best_energies[k] < best_energy:
             best_state = a.best_states[k].copy()
