@@ -8,7 +8,8 @@ source for the CUDA target by :mod:`qlib.solvers.gpu_kernel`), so the GPU runs
 many replicas of the same search at once.  The focused search's driver
 (:func:`qlib.solvers.focused.run_focused`: separation calls, adding and
 pooling cuts, growing the pools) stays on the host between chunks
-(:class:`FocusedChunkGPU`).  Arrays live
+(:class:`FocusedChunkGPU`).  Both keep the model and the replicas on the
+device between chunks (:class:`AnnealRoundGPU` for annealing).  Arrays live
 in CuPy when it is installed (any ``cupy-cuda12x`` / ``cupy-cuda13x`` wheel),
 otherwise in numba device arrays.
 
@@ -36,8 +37,7 @@ from .sa import choose_kernel, run_sa
 from .seeding import initial_states, seed_sequence
 
 __all__ = ["device_kind", "is_available", "device_name", "gpu_round", "AnnealRoundGPU", "run_sa_gpu",
-           "FocusedChunkGPU",
-           "run_focused_gpu", "warmup", "require_device"]
+           "FocusedChunkGPU", "run_focused_gpu", "warmup", "require_device"]
 
 
 def device_kind() -> str | None:

@@ -4,7 +4,8 @@
 random restarts) in chunks sized from the measured speed, reads the clock
 between chunks and picks the winner; a *round function* runs the sweeps of one
 chunk on every replica: :func:`qlib.solvers.anneal.anneal_round` on the CPU
-cores, :func:`qlib.solvers.gpu.gpu_round` on a CUDA device.
+cores, :class:`qlib.solvers.gpu.AnnealRoundGPU` on a CUDA device (the model and replicas kept
+there between chunks).
 """
 
 from __future__ import annotations
