@@ -139,7 +139,8 @@ def sa_row(compiled, backend, replicas, sweeps, seed, cap, cores):
     return dict(backend=backend, replicas=replicas, sweeps=sweeps, seconds=seconds, energy=float(sol.energy),
                 stop=sol.info["stop_reason"], updates=updates,
                 updates_per_second=None if updates is None else updates / max(seconds, 1e-9),
-                accepted_flips=int(sol.info["flips"]), device=sol.info.get("device"))
+                accepted_flips=int(sol.info["flips"]), device=sol.info.get("device"),
+                device_seconds=sol.info.get("device_seconds"), launches=sol.info.get("kernel_launches"))
 
 
 def qubo_model(qubo):
@@ -284,6 +285,9 @@ def main(argv=None) -> int:
             rows.append(row)
             log(f"  sa {backend} x{replicas}: " + (f"skipped ({row['skipped']})" if row.get("skipped") else
                 f"{row['stop']} in {row['seconds']:.2f} s, energy {row['energy']:g}"))
+            if row.get("device_seconds"):
+                split = ", ".join(f"{k} {v:.2f} s" for k, v in row["device_seconds"].items())
+                log(f"    where the GPU run's time went: {split}; {row['launches']} launches")
     else:
         rows.append(dict(workload=qname, search="sa", backend="cpu", skipped="budget"))
     # the whole puzzle solve on the GPU: presolve and the complete search on the CPU, the focused search on the GPU
