@@ -136,7 +136,19 @@ _ANNEAL_SENT_AT_START = frozenset(("states",))
 _ANNEAL_FETCHED = frozenset(("energies", "best_energies", "flips", "hit"))
 
 
-class AnnealRoundGPU:
+class _DeviceChunks:
+    """What the two chunk runners share: where the kernel runs (the simulator works on the host arrays unless
+    ``resident``), the block size, and the seconds and launches that say where the time went."""
+
+    def __init__(self, threads_per_block: int = 128, resident: bool | None = None):
+        self.simulated = device_kind() == "simulator"
+        self.threads_per_block = int(threads_per_block)
+        self.resident = (not self.simulated) if resident is None else bool(resident)
+        self.seconds = {"upload": 0.0, "kernel": 0.0, "download": 0.0}
+        self.launches = 0
+
+
+class AnnealRoundGPU(_DeviceChunks):
     """:func:`gpu_round` with the model and the replicas kept on the device between chunks, so a chunk
     moves only what the driver reads or writes: :func:`~qlib.solvers.sa.run_sa` drives either.
 
@@ -148,11 +160,7 @@ class AnnealRoundGPU:
     """
 
     def __init__(self, threads_per_block: int = 128, resident: bool | None = None):
-        self.simulated = device_kind() == "simulator"
-        self.threads_per_block = int(threads_per_block)
-        self.resident = (not self.simulated) if resident is None else bool(resident)
-        self.seconds = {"upload": 0.0, "kernel": 0.0, "download": 0.0}
-        self.launches = 0
+        super().__init__(threads_per_block, resident)
         self._model = None        # (host tuple, device tuple)
         self._arrays = None       # (host AnnealArrays, device AnnealArrays)
 
@@ -252,7 +260,7 @@ def _used_columns(R, C) -> dict:
                 hash=most, vars=lits, negs=lits, lit_next=lits, lit_cut=lits)
 
 
-class FocusedChunkGPU:
+class FocusedChunkGPU(_DeviceChunks):
     """:func:`~qlib.solvers.focused_kernel.focused_chunk` on the device, one replica per CUDA thread:
     the same call, so :func:`~qlib.solvers.focused.run_focused` drives either.
 
@@ -267,11 +275,7 @@ class FocusedChunkGPU:
     """
 
     def __init__(self, threads_per_block: int = 128, resident: bool | None = None):
-        self.simulated = device_kind() == "simulator"
-        self.threads_per_block = int(threads_per_block)
-        self.resident = (not self.simulated) if resident is None else bool(resident)
-        self.seconds = {"upload": 0.0, "kernel": 0.0, "download": 0.0}
-        self.launches = 0
+        super().__init__(threads_per_block, resident)
         self._held = {}           # (tuple name, field) -> (host array, device array)
         self._cuts_sent = None    # the pools' total cut count at their last upload
 
