@@ -63,27 +63,37 @@ def test_negated_literal_cuts_steer_the_search():
 
 
 def test_cut_energy_matches_a_recount():
-    """The search's incremental cut bookkeeping equals a recount from scratch, on random cuts."""
+    """The search's incremental cut bookkeeping equals a recount from scratch, on random cuts, some
+    taken before the steps (a restart's), some at a chunk's start (a separation's), some at a pooling."""
     from qlib.solvers import focused as F
     from qlib.solvers import focused_kernel as K
 
     comp = exactly_k_model(10, 4)
     rng = np.random.default_rng(3)
-    cuts = [(rng.choice(10, size=k, replace=False), rng.integers(0, 2, size=k)) for k in rng.integers(1, 6, 30)]
-    P, n = 1, comp.var_count
-    R = F.new_replicas(comp, rng.integers(0, 2, (P, n)).astype(np.uint8), np.array([7], dtype=np.uint64), 64)
-    C = F.new_pool(P, n, 64, 1024)
+    cuts = [(rng.choice(10, size=k, replace=False), rng.integers(0, 2, size=k)) for k in rng.integers(1, 6, 45)]
+    P, n = 2, comp.var_count
+    R = F.new_replicas(comp, rng.integers(0, 2, (P, n)).astype(np.uint8), np.array([7, 8], dtype=np.uint64), 4)
     K.init_replicas(comp.kernel_arrays(), 0, R)
-    packed = F.pack_cuts(cuts, n)
     zobrist = np.arange(1, 2 * n + 1, dtype=np.uint64) * np.uint64(0x9E3779B97F4A7C15)
-    K.add_cuts(0, packed, R, C, zobrist, 1.0, comp.num_rows)
-    p = K.Params(-1.0, -np.inf, 1 << 30, 0.5, 0, 2, 1.0, 0)
+    book = F.CutBook(R, F.new_pool(n, 4, 8), zobrist, comp.num_rows, 1.0)   # small: the pool must grow
+    book.give_all(F.pack_cuts(cuts[:15], n))
+    assert book.R.num_false.shape[1] >= 15
+    book.give(0, F.pack_cuts(cuts[15:30], n))
+    book.give(1, F.pack_cuts(cuts[30:], n))
+    p = K.Params(-1.0, -np.inf, 1 << 30, 0.5, 0, 2, 1.0, 0, 0, False)
     rows = K.RowVars(comp.row_var_ptr, comp.row_vars)
-    for _ in range(20):
-        K.focused_chunk(comp.kernel_arrays(), rows, p, R, C, R.steps + 50, False)
-        x = R.x[0]
-        on = sum(bool(((x[c] ^ g) == 1).all()) for c, g in cuts_unique(cuts))
-        assert R.energy[0] == pytest.approx(comp.energy(x) - comp.offset + on)
+    for chunk in range(20):
+        if chunk == 10:
+            book.pool(np.ones(P, dtype=bool))
+            p = p._replace(fold_generation=book.generation)
+        R = book.R
+        K.focused_chunk(comp.kernel_arrays(), rows, p, R, book.C, book.news(), R.steps + 50)
+        for rep, given in ((0, cuts[:30]), (1, cuts[:15] + cuts[30:])):
+            mine = cuts_unique(cuts if chunk >= 10 else given)
+            x = R.x[rep]
+            on = sum(bool(((x[c] ^ g) == 1).all()) for c, g in mine)
+            assert R.energy[rep] == pytest.approx(comp.energy(x) - comp.offset + on)
+            assert len(book.taken(rep)) == len(mine)
 
 
 def cuts_unique(cuts):
@@ -218,10 +228,33 @@ def test_a_target_reached_on_the_last_allowed_step_is_reported(lazy):
     assert short.info["stop_reason"] == "max_steps"
 
 
+def test_the_replicas_take_each_others_cuts_at_each_pooling_only():
+    """With sharing, the winner holds cuts other replicas found; without, only its own; a pooling every
+    step or every 10**6 steps gives different searches, each the same on a repeat."""
+    from qlib.puzzles import slitherlink as sl
+
+    board = sl.parse(qlib.data_path("slitherlink-5x5-blog-ex1.txt"))
+    sm = sl.build_model(board, formulation="hubo")
+    comp = qlib.compile(sm.model)
+
+    def run(**options):
+        lazy = sl.loop_cuts(sm, comp, energy=2.0, interval=4)
+        return qlib.solve(comp, algorithm="focused", lazy_cuts=lazy, seed=2, num_replicas=4, time_limit=60,
+                          max_steps=400_000, **options)
+    alone, often = run(share_cuts=False), run(share_interval=1)
+    assert alone.info["num_cuts"] < alone.info["pool_cuts"]   # the others' cuts stayed in the pool
+    assert often.info["num_cuts"] >= often.info["pool_cuts"] - 4   # all but those found since the last step
+    again = run(share_interval=1)
+    assert again.info["steps_of_winner"] == often.info["steps_of_winner"] and (again.state == often.state).all()
+    for sol in (alone, often):
+        assert sol.info["stop_reason"] == "accepted"
+        assert sl.is_solution(board, *board.grid.to_hv(sl.decode(sm, sol)))
+
+
 @pytest.mark.parametrize("share", [False, True])
 def test_the_pool_size_changes_no_result(share):
-    # Slitherlink 5x5 on edge variables: hundreds of distinct loop cuts.  Pools that start with room
-    # for 1 cut and 1 literal must grow without losing a cut, so the search is the one with pools
+    # Slitherlink 5x5 on edge variables: many distinct loop cuts.  A pool that starts with room
+    # for 1 cut and 1 literal must grow without losing a cut, so the search is the one with a pool
     # large enough from the start: the same answer, in the same steps, with the same cuts.
     from qlib.puzzles import slitherlink as sl
 
@@ -235,10 +268,10 @@ def test_the_pool_size_changes_no_result(share):
                           share_cuts=share, time_limit=60, max_steps=400_000)
 
     small, large = run(1, 1), run(1 << 14, 1 << 20)
-    assert large.info["num_cuts"] > 2   # the small pools had to grow
+    assert large.info["pool_cuts"] >= 2   # more than the small pool had room for: it grew
     assert large.info["stop_reason"] == "accepted"
     assert sl.is_solution(board, *board.grid.to_hv(sl.decode(sm, large)))
-    for key in ("stop_reason", "steps_of_winner", "replica", "num_cuts", "separation_calls"):
+    for key in ("stop_reason", "steps_of_winner", "replica", "num_cuts", "pool_cuts", "separation_calls"):
         assert small.info[key] == large.info[key], key
     assert (small.state == large.state).all()
     assert all((a == c).all() and (b == d).all() for (a, b), (c, d) in zip(small.info["cuts"], large.info["cuts"]))

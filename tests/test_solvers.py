@@ -203,6 +203,10 @@ def test_types_raise_type_error_and_ranges_value_error():
             qlib.solve(model, algorithm="sa", **bad)
     with pytest.raises(TypeError, match="share_cuts"):
         qlib.solve(model, algorithm="focused", target_energy=0, share_cuts=1)
+    with pytest.raises(ValueError, match="share_interval"):
+        qlib.solve(model, algorithm="focused", target_energy=0, share_interval=0)
+    with pytest.raises(TypeError, match="share_interval"):
+        qlib.solve(model, algorithm="focused", target_energy=0, share_interval=2.5)
     with pytest.raises(ValueError, match="noise"):
         qlib.solve(model, algorithm="focused", target_energy=0, noise=1.5)
     with pytest.raises(TypeError, match="lazy_cuts"):

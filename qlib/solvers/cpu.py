@@ -93,6 +93,6 @@ def run_focused(compiled, options, common):
         state, info = focused.run_focused(compiled, rng[:options.num_replicas], states, target, time_limit,
                                           noise=options.noise, tabu_tenure=options.tabu_tenure,
                                           lazy=options.lazy_cuts, max_steps=options.max_steps,
-                                          share=options.share_cuts)
+                                          share=options.share_cuts, sync_steps=options.share_interval)
     info.update(backend="cpu", num_threads=options.num_threads)
     return state, info

@@ -14,10 +14,12 @@ see :class:`LazyCuts`) looks at states whose energy is at most its
 ``energy``.  It may accept a state as the answer, or return new cuts: products
 of literals that add ``weight`` while all of them are true (e.g. a forbidden
 loop).  The kernel pauses a replica when it meets such a state; the driver
-calls the function and hands the cuts back.  Pauses happen at points that
-depend only on each replica's own trajectory, and the replicas pool their
-cuts at fixed step counts, so a result depends on the seed alone, not on the
-number of threads or their timing.
+calls the function, appends the cuts to the one pool that every replica reads,
+and the replica takes them at the start of the next chunk.  Pauses happen at
+points that depend only on each replica's own trajectory, and the replicas
+take each other's cuts at fixed step counts (a *pooling*), in the order of the
+cuts' hashes, so a result depends on the seed alone, not on the number of
+threads or their timing.
 
 This module is the driver (:func:`run_focused`); the numba kernels are in
 :mod:`qlib.solvers.focused_kernel`.
@@ -31,13 +33,15 @@ import numpy as np
 
 from .. import validate
 from ..limits import check_allocation
-from .focused_kernel import (ACCEPTED, AT_TARGET, EPS, POOL_FULL, RUNNING, WAITING, CutPool, PackedCuts, Params,
-                             Replicas, RowVars, add_cuts, focused_chunk, init_replicas, model_energies, share_cuts)
+from .focused_kernel import (ACCEPTED, AT_TARGET, EPS, RUNNING, WAITING, CutNews, CutPool, PackedCuts, Params,
+                             Replicas, RowVars, focused_chunk, init_replicas, model_energies, pool_append,
+                             take_cuts_all)
 
 __all__ = ["LazyCuts", "run_focused", "warmup_cuts", "pack_cuts", "new_replicas", "new_pool", "grow_pool",
-           "pool_capacity", "POOL_BYTES"]
+           "pool_capacity", "CutBook", "POOL_BYTES"]
 
-#: Bytes the replicas' cut pools may take at the start of a CPU search (they grow when full).
+#: Bytes the replicas' counters of the pool's cuts may take at the start of a CPU search (the pool
+#: grows when full).
 POOL_BYTES = 1 << 26
 
 
@@ -57,10 +61,10 @@ class LazyCuts:
     energy is reached; a target state that gets no cut ends the search.
     While the calls give nothing to cut, a replica waits twice as long before
     the next one (up to 4096 steps); a cut brings the wait back to ``interval``.
-    ``max_cuts`` and ``max_cut_literals`` size each replica's cut pool at the
-    start (less when many replicas would make it large: :func:`pool_capacity`);
-    it grows when full, and a full pool loses no cut, so its size changes only
-    the memory taken, never the search.  ``cuts``: cuts every replica starts
+    ``max_cuts`` and ``max_cut_literals`` size the cut pool, which every replica
+    reads, at the start (fewer cuts when many replicas would make their
+    counters large: :func:`pool_capacity`); it grows when full, and a full pool
+    loses no cut, so its size changes only the memory taken, never the search.  ``cuts``: cuts every replica starts
     with, e.g. those a previous search found (``solution.info["cuts"]``), so a
     restart keeps them.
     """
@@ -79,7 +83,8 @@ class LazyCuts:
 
 
 def pack_cuts(cuts, n) -> PackedCuts:
-    """Flatten a list of (columns, negated) pairs over ``n`` columns into :class:`~.focused_kernel.PackedCuts`, validated."""
+    """Flatten a list of (columns, negated) pairs over ``n`` columns into :class:`~.focused_kernel.PackedCuts`,
+    validated, each cut's literals in column order."""
     lits, negs, ptr = [], [], [0]
     for k, cut in enumerate(cuts):
         try:
@@ -94,8 +99,9 @@ def pack_cuts(cuts, n) -> PackedCuts:
             raise ValueError(f"cut {k} names a column outside 0..{n - 1} or a flag other than 0/1")
         if np.unique(cols).size != cols.size:
             raise ValueError(f"cut {k} names a column twice")
-        lits.append(cols)
-        negs.append(neg)
+        order = np.argsort(cols)   # variable order: a cut is the same cut whoever found it
+        lits.append(cols[order])
+        negs.append(neg[order])
         ptr.append(ptr[-1] + cols.size)
     if not lits:
         empty = np.zeros(0, dtype=np.int64)
@@ -104,8 +110,8 @@ def pack_cuts(cuts, n) -> PackedCuts:
 
 
 def new_replicas(compiled, start_states, rng_states, max_cuts) -> Replicas:
-    """Fresh :class:`~.focused_kernel.Replicas` from ``start_states``, replica ``k`` seeded by ``rng_states[k]``, with room
-    for ``max_cuts`` cuts in the bad set."""
+    """Fresh :class:`~.focused_kernel.Replicas` from ``start_states``, replica ``k`` seeded by ``rng_states[k]``, with
+    counters for ``max_cuts`` pool cuts."""
     P, n = start_states.shape
     num_comp = compiled.num_rows + compiled.num_objective_terms + max_cuts
     rng = np.zeros((P, 8), dtype=np.uint64)  # padded: one cache line per replica
@@ -118,75 +124,137 @@ def new_replicas(compiled, start_states, rng_states, max_cuts) -> Replicas:
         since_separation=np.zeros(P, dtype=np.int64), separation_wait=np.ones(P, dtype=np.int64), rng=rng,
         bad_list=np.zeros((P, num_comp), dtype=np.int32),
         bad_pos=np.empty((P, num_comp), dtype=np.int32),   # init_replicas fills it
-        bad_count=np.zeros((P, 8), dtype=np.int64), status=np.zeros(P, dtype=np.int64))
+        bad_count=np.zeros((P, 8), dtype=np.int64), status=np.zeros(P, dtype=np.int64),
+        num_false=np.empty((P, max_cuts), dtype=np.int32),   # init_replicas fills it
+        false_xor=np.zeros((P, max_cuts), dtype=np.int32), on=np.zeros((P, n), dtype=np.int32),
+        crit=np.zeros((P, n), dtype=np.int32), folded=np.zeros(P, dtype=np.int64))
 
 
-def new_pool(P, n, max_cuts, max_lits) -> CutPool:
-    """An empty :class:`~.focused_kernel.CutPool` of ``P`` replicas over ``n`` variables."""
-    return CutPool(
-        ptr=np.zeros((P, max_cuts + 1), dtype=np.int64), vars=np.zeros((P, max_lits), dtype=np.int32),
-        negs=np.zeros((P, max_lits), dtype=np.uint8), num_false=np.zeros((P, max_cuts), dtype=np.int32),
-        false_xor=np.zeros((P, max_cuts), dtype=np.int64),
-        hash=np.zeros((P, max_cuts), dtype=np.uint64), count=np.zeros((P, 8), dtype=np.int64),
-        head=np.full((P, n), -1, dtype=np.int32), lit_next=np.full((P, max_lits), -1, dtype=np.int32),
-        lit_cut=np.zeros((P, max_lits), dtype=np.int32), on=np.zeros((P, n), dtype=np.int32),
-        crit=np.zeros((P, n), dtype=np.int32))
+def new_pool(n, max_cuts, max_lits) -> CutPool:
+    """An empty :class:`~.focused_kernel.CutPool` over ``n`` variables."""
+    return CutPool(ptr=np.zeros(max_cuts + 1, dtype=np.int64), vars=np.zeros(max_lits, dtype=np.int32),
+                   negs=np.zeros(max_lits, dtype=np.uint8), hash=np.zeros(max_cuts, dtype=np.uint64),
+                   count=np.zeros(8, dtype=np.int64), head=np.full(n, -1, dtype=np.int32),
+                   lit_next=np.full(max_lits, -1, dtype=np.int32), lit_cut=np.zeros(max_lits, dtype=np.int32))
+
+
+#: Bytes a replica spends on each pool cut (its counters and bad-set entries), and the pool on each literal.
+CUT_BYTES, LITERAL_BYTES = 16, 13
 
 
 def pool_capacity(lazy: LazyCuts, num_replicas: int, pool_bytes: int = POOL_BYTES) -> tuple[int, int]:
-    """(cuts, literals) each replica's pool starts with: ``lazy``'s ``max_cuts`` and ``max_cut_literals``,
-    less (down to 64 cuts and 1024 literals) when ``num_replicas`` pools of that size would pass
-    ``pool_bytes`` (13 bytes a literal, 36 a cut)."""
-    half = pool_bytes // 2
-    cuts = min(lazy.max_cuts, max(64, half // (36 * num_replicas)))
-    lits = min(lazy.max_cut_literals, max(1024, half // (13 * num_replicas)))
-    return cuts, lits
+    """(cuts, literals) the pool starts with: ``lazy``'s ``max_cuts`` and ``max_cut_literals``, fewer cuts
+    (down to 64) when ``num_replicas`` replicas' counters of that many would pass ``pool_bytes``."""
+    cuts = min(lazy.max_cuts, max(64, pool_bytes // (CUT_BYTES * num_replicas)))
+    return cuts, lazy.max_cut_literals
 
 
-def _add_all(rep, packed, R, C, zobrist, weight, num_base):
-    """Add ``packed`` to replica ``rep``'s pool, growing the pools until every cut is in; returns
-    (R, C, how many were new).  A cut already in is skipped, so a retry after growing adds the rest."""
-    added = 0
-    while True:
-        added += add_cuts(rep, packed, R, C, zobrist, weight, num_base)
-        if R.status[rep] != POOL_FULL:
-            return R, C, added
-        R, C = grow_pool(R, C, num_base)
-        R.status[rep] = RUNNING
-
-
-def _share(R, C, zobrist, shared_upto, weight, num_base):
-    """:func:`~.focused_kernel.share_cuts`, after growing the pools until each has room for every cut
-    found since the last pooling (so none is lost); returns (R, C)."""
+def grow_pool(R: Replicas, C: CutPool, num_base: int, cuts: bool, literals: bool):
+    """Twice the room for cuts (``cuts``) or their literals (``literals``), keeping every cut and counter;
+    returns (R, C)."""
     P = R.x.shape[0]
-    rows = np.arange(P)
-    count = C.count[:, 0]
-    new_cuts = int((count - shared_upto).sum())
-    new_lits = int((C.ptr[rows, count] - C.ptr[rows, shared_upto]).sum())
-    while ((count + new_cuts > C.num_false.shape[1]).any()
-           or (C.ptr[rows, count] + new_lits > C.vars.shape[1]).any()):
-        R, C = grow_pool(R, C, num_base)
-    share_cuts(R, C, zobrist, shared_upto, weight, num_base)
-    return R, C
-
-
-def grow_pool(R: Replicas, C: CutPool, num_base: int):
-    """Twice the room for cuts and their literals, keeping every cut and counter; returns (R, C)."""
-    P = R.x.shape[0]
-    max_cuts, max_lits = C.num_false.shape[1], C.vars.shape[1]
-    check_allocation(P * (2 * max_cuts * 40 + 2 * max_lits * 13), "the lazy-cut pool")
+    max_cuts, max_lits = C.hash.shape[0], C.vars.shape[0]
+    new_cuts, new_lits = (2 * max_cuts if cuts else max_cuts), (2 * max_lits if literals else max_lits)
+    check_allocation(P * new_cuts * CUT_BYTES + new_lits * LITERAL_BYTES, "the lazy-cut pool")
 
     def wider(a, width, fill=0):
-        out = np.full((a.shape[0], width), fill, dtype=a.dtype)
-        out[:, :a.shape[1]] = a
+        out = np.full(a.shape[:-1] + (width,), fill, dtype=a.dtype)
+        out[..., :a.shape[-1]] = a
         return out
-    C = C._replace(ptr=wider(C.ptr, 2 * max_cuts + 1), vars=wider(C.vars, 2 * max_lits),
-                   negs=wider(C.negs, 2 * max_lits), num_false=wider(C.num_false, 2 * max_cuts),
-                   false_xor=wider(C.false_xor, 2 * max_cuts), hash=wider(C.hash, 2 * max_cuts),
-                   lit_next=wider(C.lit_next, 2 * max_lits, -1), lit_cut=wider(C.lit_cut, 2 * max_lits))
-    R = R._replace(bad_list=wider(R.bad_list, num_base + 2 * max_cuts),
-                   bad_pos=wider(R.bad_pos, num_base + 2 * max_cuts, -1))
+    C = C._replace(ptr=wider(C.ptr, new_cuts + 1), hash=wider(C.hash, new_cuts), vars=wider(C.vars, new_lits),
+                   negs=wider(C.negs, new_lits), lit_next=wider(C.lit_next, new_lits, -1),
+                   lit_cut=wider(C.lit_cut, new_lits))
+    R = R._replace(num_false=wider(R.num_false, new_cuts, -1), false_xor=wider(R.false_xor, new_cuts),
+                   bad_list=wider(R.bad_list, num_base + new_cuts),
+                   bad_pos=wider(R.bad_pos, num_base + new_cuts, -1))
     return R, C
+
+
+class CutBook:
+    """The host's side of the pool: it appends cuts (once each, found by their hash), knows which
+    cuts each replica has taken, and writes the :class:`~.focused_kernel.CutNews` of the next chunk."""
+
+    def __init__(self, R, C, zobrist, num_base, weight):
+        self.R, self.C, self.zobrist, self.num_base, self.weight = R, C, zobrist, num_base, float(weight)
+        self.index = {}                            # hash -> pool index
+        P = R.x.shape[0]
+        self.base = np.zeros(P, dtype=np.int64)   # replica r has taken every cut below base[r] ...
+        self.own = {}                              # ... and these (replica -> set of pool indices)
+        self.pending = {}                          # replica -> its new cuts for the next chunk
+        self.fold = np.zeros(0, dtype=np.int64)
+        self.generation = 0
+
+    def append(self, packed: PackedCuts) -> list[int]:
+        """The pool indices of ``packed``'s cuts, appending those the pool lacks (growing it when full)."""
+        out = []
+        for k in range(packed.ptr.shape[0] - 1):
+            lits = packed.lits[packed.ptr[k]:packed.ptr[k + 1]]
+            negs = packed.negs[packed.ptr[k]:packed.ptr[k + 1]]
+            h = int(np.bitwise_xor.reduce(self.zobrist[2 * lits + negs]))
+            c = self.index.get(h)
+            while c is None:
+                c = pool_append(self.C, lits.astype(np.int32), negs, np.uint64(h))
+                if c < 0:
+                    count = int(self.C.count[0])
+                    self.R, self.C = grow_pool(self.R, self.C, self.num_base, cuts=count >= self.C.hash.shape[0],
+                                               literals=self.C.ptr[count] + lits.size > self.C.vars.shape[0])
+                    c = None
+                else:
+                    self.index[h] = c
+            out.append(c)
+        return out
+
+    def has(self, rep: int, c: int) -> bool:
+        """Whether replica ``rep`` has taken pool cut ``c`` (or will at its next chunk)."""
+        return c < self.base[rep] or c in self.own.get(rep, ())
+
+    def give(self, rep: int, packed: PackedCuts) -> int:
+        """Append ``packed`` and queue for replica ``rep`` those it has not taken; returns how many."""
+        new = []
+        for c in self.append(packed):
+            if not self.has(rep, c):
+                self.own.setdefault(rep, set()).add(c)
+                new.append(c)
+        if new:
+            self.pending[rep] = new
+        return len(new)
+
+    def give_all(self, packed: PackedCuts) -> None:
+        """Every replica takes ``packed`` now (a restart's cuts, before the first chunk)."""
+        cuts = np.asarray(self.append(packed), dtype=np.int64)
+        take_cuts_all(cuts, self.R, self.C, self.weight, self.num_base)
+        self.base[:] = self.C.count[0]
+
+    def pool(self, running) -> None:
+        """A pooling: each running replica takes every cut in the pool it lacks, in hash order."""
+        count = int(self.C.count[0])
+        self.fold = np.argsort(self.C.hash[:count], kind="stable").astype(np.int64)
+        self.generation += 1
+        self.base[running] = count
+        self.own = {rep: cuts for rep, cuts in self.own.items() if not running[rep]}
+
+    def news(self) -> CutNews:
+        """The next chunk's :class:`~.focused_kernel.CutNews`; the queue empties."""
+        P = self.R.x.shape[0]
+        ptr = np.zeros(P + 1, dtype=np.int64)
+        for rep, cuts in self.pending.items():
+            ptr[rep + 1] = len(cuts)
+        np.cumsum(ptr, out=ptr)
+        cuts = np.concatenate([np.asarray(self.pending[r], dtype=np.int64) for r in sorted(self.pending)]) \
+            if self.pending else np.zeros(0, dtype=np.int64)
+        self.pending = {}
+        return CutNews(ptr, cuts, self.fold)
+
+    def taken(self, rep: int) -> list:
+        """The cuts replica ``rep`` has taken or will take at its next chunk, as (columns, negated) pairs in
+        hash order."""
+        count = int(self.C.count[0])
+        mine = np.union1d(np.flatnonzero(self.R.num_false[rep, :count] >= 0),
+                          np.asarray(self.pending.get(rep, []), dtype=np.int64))
+        mine = mine[np.argsort(self.C.hash[mine], kind="stable")]
+        C = self.C
+        return [(C.vars[C.ptr[c]:C.ptr[c + 1]].astype(np.int64), C.negs[C.ptr[c]:C.ptr[c + 1]].astype(np.int64))
+                for c in mine]
 
 
 def run_focused(compiled, rng_states, start_states, target, time_limit, *, noise=0.2,
@@ -198,10 +266,12 @@ def run_focused(compiled, rng_states, start_states, target, time_limit, *, noise
     Returns (state, info).  ``target`` is relative to the model's offset; the
     options come checked (:class:`~qlib.solvers.options.FocusedOptions`).  Chunks
     are sized from the measured step rate so that the clock is read every
-    ``chunk_seconds``; the separation calls, adding and pooling cuts run here,
-    between chunks; replicas pool their cuts every ``sync_steps`` steps when
-    ``share`` is on.  The cut pools start within ``pool_bytes``
-    (:func:`pool_capacity`).  Ctrl-C ends the search with
+    ``chunk_seconds``; the separation calls and appending cuts to the pool run
+    here, between chunks (:class:`CutBook`); replicas take each other's cuts
+    every ``sync_steps`` steps when ``share`` is on.  The replicas' counters of
+    the pool's cuts start within ``pool_bytes`` (:func:`pool_capacity`).  A
+    ``chunk_function`` with a ``sync(R)`` method is asked to fill ``R``'s host
+    arrays before the result is read.  Ctrl-C ends the search with
     ``stop_reason="interrupted"`` and the best state so far.
     """
     start = time.perf_counter()
@@ -218,22 +288,18 @@ def run_focused(compiled, rng_states, start_states, target, time_limit, *, noise
     P = num_replicas
     R = new_replicas(compiled, start_states, rng_states, max_cuts)
     R.separation_wait[:] = interval
-    C = new_pool(P, n, max_cuts, max_lits)
     init_replicas(m, num_obj, R)
-    R.best_energy[:] = R.energy
-    R.best_x[:] = R.x
     p = Params(float(target), float(cut_energy), int(interval), float(noise), tenure_min,
-               tenure_max - tenure_min, float(weight), int(num_obj))
+               tenure_max - tenure_min, float(weight), int(num_obj), 0, lazy is not None)
     rows = RowVars(compiled.row_var_ptr, compiled.row_vars)
     zobrist = np.random.Generator(np.random.PCG64(int(rng_states[0]))).integers(
         1, 2**63, size=max(2 * n, 2), dtype=np.uint64)
-    shared_upto = np.zeros(P, dtype=np.int64)
+    book = CutBook(R, new_pool(n, max_cuts, max_lits), zobrist, num_base, weight)
     if lazy is not None and lazy.cuts:   # a restart keeps the cuts found before it
-        packed = pack_cuts(lazy.cuts, n)
-        for rep in range(P):
-            R, C, _ = _add_all(rep, packed, R, C, zobrist, weight, num_base)
-        R.best_energy[:] = R.energy
-        R.best_x[:] = R.x
+        book.give_all(pack_cuts(lazy.cuts, n))
+    R = book.R
+    R.best_energy[:] = R.energy
+    R.best_x[:] = R.x
     answers = {}
     limit_steps = (1 << 62) if max_steps is None else int(max_steps)
     sync = int(sync_steps) if (lazy is not None and share and P > 1) else limit_steps
@@ -249,7 +315,7 @@ def run_focused(compiled, rng_states, start_states, target, time_limit, *, noise
             t0 = time.perf_counter()
             before = R.steps.copy()
             end_steps = np.minimum(np.minimum(R.steps + chunk, sync_at), finish_by)
-            chunk_function(m, rows, p, R, C, end_steps, lazy is not None)
+            chunk_function(m, rows, p, R, book.C, book.news(), end_steps)
             elapsed = time.perf_counter() - t0
             done_steps = int((R.steps - before).max())
             for rep in np.flatnonzero(R.status == WAITING):  # replica order: deterministic
@@ -262,11 +328,9 @@ def run_focused(compiled, rng_states, start_states, target, time_limit, *, noise
                     answers[int(rep)] = compiled.as_states(answer).copy()
                     R.status[rep] = ACCEPTED
                     continue
-                packed = pack_cuts(cuts, n)
-                R.status[rep] = RUNNING
-                R, C, added = _add_all(rep, packed, R, C, zobrist, weight, num_base)
-                if added == 0 and R.energy[rep] <= target + EPS and R.status[rep] == RUNNING:
-                    R.status[rep] = AT_TARGET
+                added = book.give(rep, pack_cuts(cuts, n))   # the replica takes them at the next chunk's start
+                R = book.R   # grown if the pool was full
+                R.status[rep] = AT_TARGET if added == 0 and R.energy[rep] <= target + EPS else RUNNING
                 # back off while the states met give nothing to cut; look often again once they do
                 R.separation_wait[rep] = interval if added else min(2 * R.separation_wait[rep], 1 << 12)
                 separation_seconds += time.perf_counter() - h0
@@ -278,16 +342,14 @@ def run_focused(compiled, rng_states, start_states, target, time_limit, *, noise
                 if not (R.steps[R.status == RUNNING] < finish_by).any():
                     stop_reason = "accepted" if (R.status == ACCEPTED).any() else "target_energy"
                     break
-            if (R.status == POOL_FULL).any():   # no cap the caller did not set: the pool grows
-                R, C = grow_pool(R, C, compiled.num_rows + num_obj)
-                R.status[R.status == POOL_FULL] = RUNNING
             running = R.status == RUNNING
             if running.any() and (R.steps[running] >= sync_at).all():
                 if sync_at >= limit_steps:
                     stop_reason = "max_steps"
                     break
                 if sync < limit_steps:
-                    R, C = _share(R, C, zobrist, shared_upto, weight, num_base)
+                    book.pool(running)
+                    p = p._replace(fold_generation=book.generation)
                 sync_at = min(sync_at + sync, limit_steps)
             now = time.perf_counter()
             if now >= deadline:
@@ -299,6 +361,9 @@ def run_focused(compiled, rng_states, start_states, target, time_limit, *, noise
                 chunk = int(max(64, min(rate * min(chunk_seconds, deadline - now), 4 * chunk, 1 << 24)))
     except KeyboardInterrupt:
         stop_reason = "interrupted"
+    fetch = getattr(chunk_function, "sync", None)
+    if fetch is not None:   # the GPU's chunk runner brings back what only the kernel wrote
+        fetch(R)
     # An accepted answer wins over a target state the separation neither accepted nor cut;
     # among equals, the replica that finished in the fewest steps, then the lowest index.
     done = ([rep for rep in range(P) if R.status[rep] == ACCEPTED]
@@ -311,11 +376,11 @@ def run_focused(compiled, rng_states, start_states, target, time_limit, *, noise
     else:
         rep = int(np.argmin(R.best_energy))
         state = R.best_x[rep].copy()
-    cuts = [(C.vars[rep, C.ptr[rep, c]:C.ptr[rep, c + 1]].astype(np.int64),
-             C.negs[rep, C.ptr[rep, c]:C.ptr[rep, c + 1]].astype(np.int64)) for c in range(int(C.count[rep, 0]))]
+    cuts = book.taken(rep)
     info = dict(algorithm="focused", num_replicas=P, noise=noise, tabu_tenure=(tenure_min, tenure_max),
                 flips=int(R.steps.sum()), steps_of_winner=int(R.steps[rep]), replica=rep,
-                stop_reason=stop_reason, cuts=cuts, num_cuts=len(cuts), separation_calls=separation_calls,
+                stop_reason=stop_reason, cuts=cuts, num_cuts=len(cuts), pool_cuts=int(book.C.count[0]),
+                separation_calls=separation_calls,
                 separation_seconds=separation_seconds,
                 replica_states=R.best_x.copy())
     if done:
@@ -325,8 +390,8 @@ def run_focused(compiled, rng_states, start_states, target, time_limit, *, noise
 
 
 def warmup_cuts(compiled, chunk_function=focused_chunk) -> None:
-    """Compile (or load) the lazy-cut kernels: adding, pooling and sharing cuts between replicas,
-    and ``chunk_function``'s.
+    """Compile (or load) the lazy-cut kernels: appending cuts to the pool, taking them, and
+    ``chunk_function``'s.
 
     A solve with lazy cuts would otherwise compile them at its first cut or
     first pooling, inside its time limit.

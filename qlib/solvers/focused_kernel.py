@@ -5,9 +5,14 @@ a cut; the bad ones (those contributing energy) form an indexed set per
 replica, and :func:`focused_chunk` runs focused steps on every replica in
 parallel: pick a random bad component, flip one of its variables (a random
 one with probability ``noise``, else the best non-tabu one).  Cuts are
-products of literals kept in per-replica pools (:class:`CutPool`) with O(1)
-counters for the energy change of a flip.  All state is in named tuples of
-arrays (:class:`Replicas`, :class:`CutPool`), one row per replica.
+products of literals kept in one pool that every replica reads
+(:class:`CutPool`); each replica keeps, per cut, whether it has taken the cut
+yet and O(1) counters for the energy change of a flip.  A replica takes new
+cuts (:class:`CutNews`: its own from the separation, and at a pooling every
+cut it lacks) at the start of a chunk, in the step function itself, so that
+the host only appends to the pool and the GPU moves only the new cuts.  All
+state is in named tuples of arrays (:class:`Replicas`, one row per replica,
+:class:`CutPool`, :class:`CutNews`).
 """
 
 from __future__ import annotations
@@ -22,7 +27,7 @@ from .kernel import apply_flip, flip_delta, init_state, rng_below, rng_uniform, 
 EPS = 1e-9
 
 # replica status
-RUNNING, AT_TARGET, ACCEPTED, POOL_FULL, WAITING = 0, 1, 2, 3, 4
+RUNNING, AT_TARGET, ACCEPTED, WAITING = 0, 1, 2, 4
 
 class Replicas(NamedTuple):
     """Per-replica search state (every array has one row per replica)."""
@@ -42,29 +47,42 @@ class Replicas(NamedTuple):
     bad_list: np.ndarray       # int32 (P, components): the bad set's members ...
     bad_pos: np.ndarray        # int32 (P, components): ... and each component's place in it (-1: not bad)
     bad_count: np.ndarray      # int64 (P, 8): the bad set's size in column 0
-    status: np.ndarray         # int64 (P,): RUNNING, AT_TARGET, ACCEPTED, POOL_FULL or WAITING
+    status: np.ndarray         # int64 (P,): RUNNING, AT_TARGET, ACCEPTED or WAITING
+    num_false: np.ndarray      # int32 (P, cuts): false literals of each pool cut; -1: not taken yet
+    false_xor: np.ndarray      # int32 (P, cuts): XOR of the variables whose literal is false (the only one, in O(1))
+    on: np.ndarray             # int32 (P, N): taken cuts containing v that are on (every literal true)
+    crit: np.ndarray           # int32 (P, N): taken cuts in which v's literal is the only false one
+    folded: np.ndarray         # int64 (P,): the last pooling whose cuts the replica took
 
 
 class CutPool(NamedTuple):
-    """Per-replica cut pools: cut ``c`` of replica ``r`` is the product of the literals
-    ``vars[r, ptr[r, c]:ptr[r, c + 1]]`` (negated where ``negs`` is 1).
+    """The cuts, one pool for every replica: cut ``c`` is the product of the literals
+    ``vars[ptr[c]:ptr[c + 1]]`` (negated where ``negs`` is 1), in variable order.
 
-    ``false_xor[r, c]`` is the XOR of the variables whose literal in cut ``c`` is
-    false, so the only false literal of a cut is known in O(1).
+    Each variable's literals form a linked list (``head``, ``lit_next``) in the
+    order of their cuts' hashes, so that a flip meets the cuts in an order that
+    does not depend on when they came (which the replicas' timing decides).
     """
 
-    ptr: np.ndarray
-    vars: np.ndarray
-    negs: np.ndarray
-    num_false: np.ndarray
-    false_xor: np.ndarray
-    hash: np.ndarray
-    count: np.ndarray          # (P, 8): cuts in the pool, column 0
-    head: np.ndarray           # (P, N): first literal position of each variable (a linked list) ...
-    lit_next: np.ndarray       # ... and the next one
-    lit_cut: np.ndarray        # the cut of each literal position
-    on: np.ndarray             # (P, N): cuts containing v that are on (every literal true)
-    crit: np.ndarray           # (P, N): cuts in which v's literal is the only false one
+    ptr: np.ndarray            # int64 (cuts + 1,)
+    vars: np.ndarray           # int32 (literals,)
+    negs: np.ndarray           # uint8 (literals,)
+    hash: np.ndarray           # uint64 (cuts,): Zobrist hash of the literals
+    count: np.ndarray          # int64 (8,): cuts in the pool, entry 0
+    head: np.ndarray           # int32 (N,): first literal position of each variable (-1: none) ...
+    lit_next: np.ndarray       # int32 (literals,): ... and the next one
+    lit_cut: np.ndarray        # int32 (literals,): the cut of each literal position
+
+
+class CutNews(NamedTuple):
+    """The cuts each replica takes at the start of the next chunk: first its own,
+    ``cuts[ptr[r]:ptr[r + 1]]`` (those its separation call returned), then, if
+    ``Params.fold_generation`` passed its ``folded``, every cut of ``fold`` it lacks
+    (a pooling: the pool's cuts in hash order)."""
+
+    ptr: np.ndarray            # int64 (P + 1,)
+    cuts: np.ndarray           # int64
+    fold: np.ndarray           # int64
 
 
 class Params(NamedTuple):
@@ -78,6 +96,8 @@ class Params(NamedTuple):
     tenure_span: int
     cut_weight: float
     num_objective: int
+    fold_generation: int       # the latest pooling (see CutNews)
+    has_separation: bool       # whether a separation function looks at the states met
 
 
 class RowVars(NamedTuple):
@@ -126,52 +146,40 @@ def _cut_delta(v, on, crit, weight):
 
 
 @njit(cache=True)
-def _add_cut(rep, lits, negs, x, zobrist, C, R, num_base):
-    """Append the cut ``prod(lits ^ negs)`` to replica ``rep``'s pool unless it is there already.
-
-    Returns 1 if the new cut is on in state ``x`` (its weight must be added to
-    the energy), 0 if added and off, -1 if it was a duplicate, -2 if the pool is full.
-    """
-    h = np.uint64(0)
-    for k in range(lits.shape[0]):
-        h ^= zobrist[2 * lits[k] + negs[k]]
-    count = C.count[rep, 0]
-    for c in range(count):
-        if C.hash[rep, c] == h:
-            return -1
-    start = C.ptr[rep, count]
-    size = lits.shape[0]
-    if count >= C.num_false.shape[1] or start + size > C.vars.shape[1]:
-        return -2
+def _take_cut(rep, c, R, C, weight, num_base):
+    """Replica ``rep`` takes pool cut ``c`` (its counters from its state); returns 1 if it was new to it, else 0."""
+    num_false = R.num_false[rep]
+    if num_false[c] >= 0:
+        return 0
+    x, on, crit = R.x[rep], R.on[rep], R.crit[rep]
     zeros = 0
     last_zero = -1
     fx = 0
-    for k in range(size):
-        v = lits[k]
-        pos = start + k
-        C.vars[rep, pos] = v
-        C.negs[rep, pos] = negs[k]
-        C.lit_cut[rep, pos] = count
-        C.lit_next[rep, pos] = C.head[rep, v]
-        C.head[rep, v] = pos
-        if (x[v] ^ negs[k]) == 0:
+    for k in range(C.ptr[c], C.ptr[c + 1]):
+        v = C.vars[k]
+        if (x[v] ^ C.negs[k]) == 0:
             zeros += 1
             last_zero = v
             fx ^= v
-    C.false_xor[rep, count] = fx
+    num_false[c] = zeros
+    R.false_xor[rep, c] = fx
     if zeros == 0:
-        for k in range(size):
-            C.on[rep, lits[k]] += 1
+        for k in range(C.ptr[c], C.ptr[c + 1]):
+            on[C.vars[k]] += 1
+        _set_bad(num_base + c, True, R.bad_list[rep], R.bad_pos[rep], R.bad_count[rep])
+        R.energy[rep] += weight
     elif zeros == 1:
-        C.crit[rep, last_zero] += 1
-    C.ptr[rep, count + 1] = start + size
-    C.hash[rep, count] = h
-    C.num_false[rep, count] = zeros
-    C.count[rep, 0] = count + 1
-    if zeros == 0:
-        _set_bad(num_base + count, True, R.bad_list[rep], R.bad_pos[rep], R.bad_count[rep])
-        return 1
-    return 0
+        crit[last_zero] += 1
+    return 1
+
+
+@njit(cache=True)
+def take_cuts(rep, cuts, lo, hi, R, C, weight, num_base):
+    """Replica ``rep`` takes the pool cuts ``cuts[lo:hi]``, in that order; returns how many were new to it."""
+    added = 0
+    for k in range(lo, hi):
+        added += _take_cut(rep, cuts[k], R, C, weight, num_base)
+    return added
 
 
 @njit(cache=True, inline="always")
@@ -195,12 +203,15 @@ def _flip(rep, v, row, m, R, C, num_obj):
         t = var_terms[k]
         if t < num_obj and term_coef[t] > 0.0:
             _set_bad(num_rows + t, fc[t] == 0, bad_list, bad_pos, bad_count)
-    on, crit, cvars, cnegs, cptr = C.on[rep], C.crit[rep], C.vars[rep], C.negs[rep], C.ptr[rep]
-    num_false, false_xor = C.num_false[rep], C.false_xor[rep]
-    k = C.head[rep, v]
+    on, crit, num_false, false_xor = R.on[rep], R.crit[rep], R.num_false[rep], R.false_xor[rep]
+    cvars, cnegs, cptr = C.vars, C.negs, C.ptr
+    k = C.head[v]
     while k >= 0:
-        c = C.lit_cut[rep, k]
+        c = C.lit_cut[k]
         old = num_false[c]
+        if old < 0:   # a cut this replica has not taken yet
+            k = C.lit_next[k]
+            continue
         if (x[v] ^ cnegs[k]) == 0:  # v's literal turned false
             if old == 0:  # the cut turns off; v's literal is its only false one
                 for j in range(cptr[c], cptr[c + 1]):
@@ -218,8 +229,8 @@ def _flip(rep, v, row, m, R, C, num_obj):
                 crit[false_xor[c] ^ v] += 1
             num_false[c] = old - 1
         false_xor[c] ^= v
-        _set_bad(num_rows + num_obj + c, C.num_false[rep, c] == 0, bad_list, bad_pos, bad_count)
-        k = C.lit_next[rep, k]
+        _set_bad(num_rows + num_obj + c, num_false[c] == 0, bad_list, bad_pos, bad_count)
+        k = C.lit_next[k]
 
 
 @njit(cache=True, inline="always")
@@ -236,8 +247,9 @@ def _candidate(kind, k, row_vars, term_vars, cut_vars):
 
 
 @njit(cache=True, parallel=True)
-def focused_chunk(m, rows, p, R, C, end_steps, has_separation):
-    """Run focused steps on every running replica until its step count reaches ``end_steps``.
+def focused_chunk(m, rows, p, R, C, news, end_steps):
+    """Run focused steps on every running replica until its step count reaches ``end_steps``, after it
+    takes its new cuts (``news``, a :class:`CutNews`).
 
     A replica stops early when it reaches the target (status AT_TARGET without
     a separation function, else WAITING) or meets a state for the separation
@@ -247,13 +259,14 @@ def focused_chunk(m, rows, p, R, C, end_steps, has_separation):
     for rep in prange(R.x.shape[0]):
         if status[rep] != RUNNING:
             continue
-        replica_steps(rep, m, rows, p, R, C, end_steps[rep], has_separation)
+        replica_steps(rep, m, rows, p, R, C, news, end_steps[rep])
     return 0
 
 
 @njit(cache=True)
-def replica_steps(rep, m, rows, p, R, C, end, has_separation):
-    """The focused steps of one replica up to step ``end`` (see :func:`focused_chunk`).
+def replica_steps(rep, m, rows, p, R, C, news, end):
+    """The focused steps of one replica up to step ``end``, after it takes its new cuts (see
+    :func:`focused_chunk`).
 
     It allocates nothing and assigns no slices, so that the GPU backend runs
     this very code as a CUDA device function (:mod:`qlib.solvers.gpu_kernel`).
@@ -261,6 +274,12 @@ def replica_steps(rep, m, rows, p, R, C, end, has_separation):
     n = R.x.shape[1]
     num_rows = m[11].shape[0]
     num_obj = p.num_objective
+    has_separation = p.has_separation
+    num_base = num_rows + num_obj
+    take_cuts(rep, news.cuts, news.ptr[rep], news.ptr[rep + 1], R, C, p.cut_weight, num_base)
+    if R.folded[rep] < p.fold_generation:
+        take_cuts(rep, news.fold, 0, news.fold.shape[0], R, C, p.cut_weight, num_base)
+        R.folded[rep] = p.fold_generation
     energies, steps, since, status = R.energy, R.steps, R.since_separation, R.status
     best_energy, best_x, tabu, bad_list, bad_count = R.best_energy, R.best_x, R.tabu, R.bad_list, R.bad_count
     term_ptr, term_vars = m[0], m[1]
@@ -269,9 +288,8 @@ def replica_steps(rep, m, rows, p, R, C, end, has_separation):
     lhs = R.lhs[rep]
     row = (x, fc, lhs)
     rg = R.rng[rep]
-    on, crit = C.on[rep], C.crit[rep]
-    cvars = C.vars[rep]
-    cptr = C.ptr[rep]
+    on, crit = R.on[rep], R.crit[rep]
+    cvars, cptr = C.vars, C.ptr
     scratch = R.row_delta[rep]
     energy = energies[rep]
     step = steps[rep]
@@ -301,7 +319,7 @@ def replica_steps(rep, m, rows, p, R, C, end, has_separation):
                 cand_lo, cand_hi = term_ptr[t], term_ptr[t + 1]
             else:
                 kind = 2
-                c = comp - num_rows - num_obj
+                c = comp - num_base
                 cand_lo, cand_hi = cptr[c], cptr[c + 1]
         size = cand_hi - cand_lo
         if kind == 3 or rng_uniform(rg, 0) < p.noise:
@@ -342,76 +360,44 @@ def replica_steps(rep, m, rows, p, R, C, end, has_separation):
 
 
 @njit(cache=True)
-def share_cuts(R, C, zobrist, shared_upto, cut_weight, num_base):
-    """Give every running replica the cuts the others found since the last call.
-
-    Called at fixed step counts, in replica order, so the result does not depend
-    on thread timing.  A cut is a fact about the problem (here: a loop that is
-    not the answer), so one replica's cut is valid for all.
-
-    Each new cut is offered once, at its first place in replica order: a later
-    copy (same hash) would be refused as a duplicate anyway, so the pools come
-    out as if every copy were offered, in O(replicas x distinct cuts) offers
-    rather than O(replicas**2 x cuts), which many GPU replicas need.
-    """
-    P = R.x.shape[0]
-    snapshot = C.count[:, 0].copy()
-    total = 0
-    for s in range(P):
-        total += snapshot[s] - shared_upto[s]
-    source = np.empty(total, dtype=np.int64)
-    index = np.empty(total, dtype=np.int64)
-    hashes = np.empty(total, dtype=np.uint64)
-    k = 0
-    for s in range(P):
-        for c in range(shared_upto[s], snapshot[s]):
-            source[k], index[k], hashes[k] = s, c, C.hash[s, c]
-            k += 1
-    order = np.argsort(hashes, kind="mergesort")   # stable: equal hashes stay in replica order
-    first = np.zeros(total, dtype=np.bool_)
-    for j in range(total):
-        if j == 0 or hashes[order[j]] != hashes[order[j - 1]]:
-            first[order[j]] = True
-    for r in range(P):
-        if R.status[r] != RUNNING:
-            continue
-        for k in range(total):
-            s, c = source[k], index[k]
-            if s == r or not first[k]:
-                continue
-            lo, hi = C.ptr[s, c], C.ptr[s, c + 1]
-            res = _add_cut(r, C.vars[s, lo:hi], C.negs[s, lo:hi], R.x[r], zobrist, C, R, num_base)
-            if res == 1:
-                R.energy[r] += cut_weight
-            elif res == -2:
-                R.status[r] = POOL_FULL
-    for r in range(P):
-        shared_upto[r] = C.count[r, 0]
+def pool_append(C, lits, negs, h):
+    """Append the cut ``prod(lits ^ negs)`` (``lits`` ascending) with hash ``h`` to the pool; returns its index,
+    or -1 when the pool has no room for it (the caller grows the pool and calls again)."""
+    count = C.count[0]
+    start = C.ptr[count]
+    size = lits.shape[0]
+    if count >= C.hash.shape[0] or start + size > C.vars.shape[0]:
+        return -1
+    C.hash[count] = h
+    for k in range(size):
+        v = lits[k]
+        pos = start + k
+        C.vars[pos] = v
+        C.negs[pos] = negs[k]
+        C.lit_cut[pos] = count
+        prev, j = -1, C.head[v]   # v's list stays in hash order
+        while j >= 0 and C.hash[C.lit_cut[j]] < h:
+            prev, j = j, C.lit_next[j]
+        C.lit_next[pos] = j
+        if prev < 0:
+            C.head[v] = pos
+        else:
+            C.lit_next[prev] = pos
+    C.ptr[count + 1] = start + size
+    C.count[0] = count + 1
+    return count
 
 
-@njit(cache=True)
-def add_cuts(rep, cuts, R, C, zobrist, cut_weight, num_base):
-    """Add the :class:`PackedCuts` ``cuts`` to replica ``rep``; returns how many were new."""
-    lits, negs, ptr = cuts.lits, cuts.negs, cuts.ptr
-    added = 0
-    for k in range(ptr.shape[0] - 1):
-        res = _add_cut(rep, lits[ptr[k]:ptr[k + 1]], negs[ptr[k]:ptr[k + 1]], R.x[rep], zobrist, C, R, num_base)
-        if res == -2:
-            R.status[rep] = POOL_FULL
-            break
-        if res >= 0:
-            added += 1
-            if res == 1:
-                R.energy[rep] += cut_weight
-    if added and R.energy[rep] < R.best_energy[rep]:
-        R.best_energy[rep] = R.energy[rep]
-        R.best_x[rep, :] = R.x[rep]
-    return added
+@njit(cache=True, parallel=True)
+def take_cuts_all(cuts, R, C, weight, num_base):
+    """Every replica takes the pool cuts ``cuts``, in that order (a restart's cuts, before the first chunk)."""
+    for rep in prange(R.x.shape[0]):
+        take_cuts(rep, cuts, 0, cuts.shape[0], R, C, weight, num_base)
 
 
 @njit(cache=True)
 def init_replicas(m, num_obj, R):
-    """Energies, term counts, row values and bad sets of fresh replicas (no cuts yet)."""
+    """Energies, term counts, row values and bad sets of fresh replicas (no cut taken yet)."""
     term_coef = m[3]
     row_weight, row_iv_ptr, row_iv_lo, row_iv_hi = m[11], m[12], m[13], m[14]
     num_rows = row_weight.shape[0]
@@ -426,6 +412,8 @@ def init_replicas(m, num_obj, R):
         for t in range(num_obj):
             if term_coef[t] > 0.0 and R.false_count[rep, t] == 0:
                 _set_bad(num_rows + t, True, R.bad_list[rep], R.bad_pos[rep], R.bad_count[rep])
+        for c in range(R.num_false.shape[1]):
+            R.num_false[rep, c] = -1
 
 
 @njit(cache=True)

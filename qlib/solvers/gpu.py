@@ -6,8 +6,9 @@ One CUDA thread runs one replica with exactly the CPU code
 :func:`~qlib.solvers.focused_kernel.replica_steps`, recompiled from their
 source for the CUDA target by :mod:`qlib.solvers.gpu_kernel`), so the GPU runs
 many replicas of the same search at once.  The focused search's driver
-(:func:`qlib.solvers.focused.run_focused`: separation calls, adding and
-pooling cuts, growing the pools) stays on the host between chunks
+(:func:`qlib.solvers.focused.run_focused`: separation calls, appending cuts
+to the one pool that every replica reads, growing it) stays on the host
+between chunks; the replicas take the new cuts on the device
 (:class:`FocusedChunkGPU`).  Both keep the model and the replicas on the
 device between chunks (:class:`AnnealRoundGPU` for annealing).  Arrays live
 in CuPy when it is installed (any ``cupy-cuda12x`` / ``cupy-cuda13x`` wheel),
@@ -241,125 +242,119 @@ def _empty(shape, dtype):
     return cuda.as_cuda_array(cupy.empty(shape, dtype=dtype))
 
 
-# The fields of Replicas and CutPool by who touches them between chunks.  The kernel's own state: the
-# host neither reads nor changes it after the start, so it goes up once (the host's copy goes stale).
-_KERNEL_ONLY = frozenset(("false_count", "lhs", "row_delta", "tabu", "rng", "since_separation"))
-# The pool's structure: the kernel reads it; the host changes it only when it adds cuts.
-_POOL = frozenset(("ptr", "vars", "negs", "hash", "count", "head", "lit_next", "lit_cut"))
-# Read by the kernel, set by the host at every separation call.
-_UP_ONLY = frozenset(("separation_wait",))
+def _up(array):
+    """``array`` on the device (an empty one too)."""
+    array = np.ascontiguousarray(array)
+    return _empty(array.shape, array.dtype) if array.size == 0 else _to_device(array)
 
 
-def _used_columns(R, C) -> dict:
-    """How many leading columns of each wide array hold data (cuts only grow, so this only grows)."""
-    counts = C.count[:, 0]
-    most = int(counts.max()) if counts.size else 0
-    lits = int(C.ptr[np.arange(counts.size), counts].max()) if counts.size else 0
-    base = R.bad_list.shape[1] - C.num_false.shape[1]   # rows and objective terms: the components before the cuts
-    return dict(bad_list=base + most, bad_pos=base + most, ptr=most + 1, num_false=most, false_xor=most,
-                hash=most, vars=lits, negs=lits, lit_next=lits, lit_cut=lits)
+# The fields of Replicas by who touches them between chunks.  Set by the host at its separation calls: sent
+# before every chunk.  Read by the host after every chunk (one entry per replica): fetched then.  The rest is
+# the kernel's own (it takes the cuts itself): it goes up once, and of the states only the rows of the
+# replicas that wait for a separation call come back; :meth:`FocusedChunkGPU.sync` brings back what the
+# driver reads at the end.
+_SENT = frozenset(("status", "separation_wait"))
+_FETCHED = frozenset(("status", "steps", "energy"))
+_AT_END = ("x", "best_x", "best_energy", "num_false")
 
 
 class FocusedChunkGPU(_DeviceChunks):
     """:func:`~qlib.solvers.focused_kernel.focused_chunk` on the device, one replica per CUDA thread:
     the same call, so :func:`~qlib.solvers.focused.run_focused` drives either.
 
-    The replicas and cut pools stay on the device between chunks.  A call sends
-    what the host may have changed since the last (statuses, energies, bad sets
-    and cut counters, which adding cuts touches; the pool's structure only when
-    it holds more cuts) and brings back what the host reads; of the wide
-    per-replica arrays only the used columns travel.  The kernel's own state
-    (``_KERNEL_ONLY``) goes up once.  Under the simulator the kernel works
-    on the host arrays, as :func:`gpu_round` does, unless ``resident`` is True.
-    ``seconds`` and ``launches`` say where the time went.
+    The replicas stay on the device between chunks, and so does the cut pool,
+    which every replica reads: a chunk sends the replicas' statuses and
+    separation waits, the pool's new cuts and the replicas' :class:`~qlib.solvers.focused_kernel.CutNews`
+    (which cuts each takes), and brings back the statuses, step counts and
+    energies, and the states of the replicas that wait for a separation call.
+    When the pool grows, the replicas' wider arrays are filled on the device.
+    Under the simulator the kernel works on the host arrays, as :func:`gpu_round`
+    does, unless ``resident`` is True.  ``seconds`` and ``launches`` say where
+    the time went.
     """
 
     def __init__(self, threads_per_block: int = 128, resident: bool | None = None):
         super().__init__(threads_per_block, resident)
         self._held = {}           # (tuple name, field) -> (host array, device array)
-        self._cuts_sent = None    # the pools' total cut count at their last upload
+        self._pool_sent = -1      # cuts in the device's copy of the pool
+        self._fold = None         # (host fold order, device copy)
 
     def _grid(self, P):
         threads = max(1, min(self.threads_per_block, P if self.simulated else 32 * -(-P // 32)))
         return -(-P // threads), threads
 
-    def _copy(self, src, dst):
+    def _launch_size(self, total):
+        return (1, 8) if self.simulated else (max(1, min(-(-total // 256), 4096)), 256)
+
+    def _device(self, group, name, host, send):
+        """The device copy of ``host``: new (and sent) for a new array, else sent if ``send``.  A wider
+        array of the same field (the pool grew) is filled from the device's own columns."""
         from .gpu_kernel import copy_columns
 
-        total = src.shape[0] * min(src.shape[1], dst.shape[1])
-        blocks, threads = (1, 8) if self.simulated else (min(-(-total // 256), 4096), 256)
-        copy_columns[blocks, threads](src, dst)
-
-    def _transfer(self, host, dev, width, up: bool):
-        """Copy ``host`` to ``dev`` (``up``) or back; only the first ``width`` columns when that is fewer."""
-        if host.size == 0 or width == 0:
-            return
-        whole = width is None or host.ndim == 1 or width >= host.shape[1]
-        if whole:
-            dev.copy_to_device(host) if up else dev.copy_to_host(host)
-        elif up:
-            self._copy(_to_device(np.ascontiguousarray(host[:, :width])), dev)
-        else:
-            stage = _empty((host.shape[0], width), host.dtype)
-            self._copy(dev, stage)
-            host[:, :width] = stage.copy_to_host()
-
-    def _send(self, host, dev, width):
-        self._transfer(host, dev, width, True)
-
-    def _fetch(self, host, dev, width):
-        self._transfer(host, dev, width, False)
-
-    def _device(self, group, name, host, width, refresh):
-        """The device copy of ``host``: new (and sent) when ``host`` is a new array, else sent if ``refresh``."""
         held = self._held.get((group, name))
-        if held is None or held[0] is not host:
-            held = (host, _empty(host.shape, host.dtype))
-            self._held[(group, name)] = held
-            self._send(host, held[1], width)
-        elif refresh:
-            self._send(host, held[1], width)
-        return held[1]
+        if held is not None and held[0] is host:
+            if send:
+                held[1].copy_to_device(host)
+            return held[1]
+        dev = _up(host)
+        if held is not None and group == "R" and host.ndim == 2 and held[1].shape[1] < host.shape[1]:
+            blocks, threads = self._launch_size(host.shape[0] * held[1].shape[1])
+            copy_columns[blocks, threads](held[1], dev)   # the kernel's columns over the host's stale ones
+        self._held[(group, name)] = (host, dev)
+        return dev
 
-    def _tuple(self, group, host_tuple, used, pool_changed):
-        out = []
-        for name, host in zip(host_tuple._fields, host_tuple):
-            refresh = name not in _KERNEL_ONLY and (name not in _POOL or pool_changed) and group not in ("m", "rows")
-            out.append(self._device(group, name, host, used.get(name) if name not in _KERNEL_ONLY else None, refresh))
-        return type(host_tuple)(*out)
+    def _pool(self, C):
+        """The device's pool: sent whole when new or grown, else its new cuts when it has any."""
+        count = int(C.count[0])
+        fresh = any(self._held.get(("C", name), (None,))[0] is not host for name, host in zip(C._fields, C))
+        out = [self._device("C", name, host, fresh) for name, host in zip(C._fields, C)]
+        if not fresh and count != self._pool_sent:
+            lits = int(C.ptr[count])
+            for name, host, dev in zip(C._fields, C, out):
+                used = {"ptr": count + 1, "hash": count, "count": host.size, "head": host.size}.get(name, lits)
+                if used:
+                    dev[:used].copy_to_device(host[:used])
+        self._pool_sent = count
+        return type(C)(*out)
 
-    def __call__(self, m, rows, p, R, C, end_steps, has_separation):
+    def __call__(self, m, rows, p, R, C, news, end_steps):
         """Run the chunk (see :func:`~qlib.solvers.focused_kernel.focused_chunk`); returns 0."""
         from numba import cuda
 
-        from .gpu_kernel import focused_kernel_gpu
+        from .focused_kernel import WAITING
+        from .gpu_kernel import focused_kernel_gpu, gather_rows
 
         blocks, threads = self._grid(R.x.shape[0])
         if not self.resident:
             t0 = time.perf_counter()
             with _wrapping():
-                focused_kernel_gpu[blocks, threads](m, rows, p, R, C, end_steps, has_separation)
+                focused_kernel_gpu[blocks, threads](m, rows, p, R, C, news, end_steps)
             self.seconds["kernel"] += time.perf_counter() - t0
             self.launches += 1
             return 0
         t0 = time.perf_counter()
-        used = _used_columns(R, C)
-        cuts = int(C.count[:, 0].sum())
-        pool_changed, self._cuts_sent = cuts != self._cuts_sent, cuts
-        dev_m = self._tuple("m", m, {}, False)
-        dev_rows = self._tuple("rows", rows, {}, False)
-        dev_R = self._tuple("R", R, used, pool_changed)
-        dev_C = self._tuple("C", C, used, pool_changed)
-        dev_end = _to_device(np.ascontiguousarray(end_steps, dtype=np.int64))
+        dev_m = type(m)(*(self._device("m", str(k), x, False) if isinstance(x, np.ndarray) else x
+                          for k, x in enumerate(m)))
+        dev_rows = type(rows)(*(self._device("rows", name, x, False) for name, x in zip(rows._fields, rows)))
+        dev_R = type(R)(*(self._device("R", name, x, name in _SENT) for name, x in zip(R._fields, R)))
+        dev_C = self._pool(C)
+        if self._fold is None or self._fold[0] is not news.fold:
+            self._fold = (news.fold, _up(news.fold))
+        dev_news = type(news)(_up(news.ptr), _up(news.cuts), self._fold[1])
+        dev_end = _up(np.asarray(end_steps, dtype=np.int64))
         t1 = time.perf_counter()
         with _wrapping():
-            focused_kernel_gpu[blocks, threads](dev_m, dev_rows, p, dev_R, dev_C, dev_end, has_separation)
+            focused_kernel_gpu[blocks, threads](dev_m, dev_rows, p, dev_R, dev_C, dev_news, dev_end)
         cuda.synchronize()
         t2 = time.perf_counter()
-        for group, host_tuple, dev_tuple in (("R", R, dev_R), ("C", C, dev_C)):
-            for name, host, dev in zip(host_tuple._fields, host_tuple, dev_tuple):
-                if name not in _KERNEL_ONLY and name not in _POOL and name not in _UP_ONLY:
-                    self._fetch(host, dev, used.get(name))
+        for name in _FETCHED:
+            getattr(dev_R, name).copy_to_host(getattr(R, name))
+        waiting = np.flatnonzero(R.status == WAITING)
+        if waiting.size:   # the states the separation function reads
+            stage = _empty((waiting.size, R.x.shape[1]), R.x.dtype)
+            blocks, threads = self._launch_size(stage.size)
+            gather_rows[blocks, threads](dev_R.x, _up(waiting), stage)
+            R.x[waiting] = stage.copy_to_host()
         t3 = time.perf_counter()
         self.seconds["upload"] += t1 - t0
         self.seconds["kernel"] += t2 - t1
@@ -367,14 +362,26 @@ class FocusedChunkGPU(_DeviceChunks):
         self.launches += 1
         return 0
 
+    def sync(self, R):
+        """Bring back what the driver reads at the end and a chunk does not fetch (states, best states and
+        energies, which cuts each replica took)."""
+        if not self.resident:
+            return
+        t0 = time.perf_counter()
+        for name in _AT_END:
+            held = self._held.get(("R", name))
+            if held is not None and held[0] is getattr(R, name):
+                held[1].copy_to_host(held[0])
+        self.seconds["download"] += time.perf_counter() - t0
+
 
 #: Threads per block of the focused kernel, and the seconds of steps a chunk aims at: longer than
 #: the CPU's 20 ms, since a launch and its transfers cost more than a parallel loop's start.
 THREADS_PER_BLOCK = 128
 CHUNK_SECONDS = 0.1
-#: Bytes the replicas' cut pools may take at the start (they grow when full, losing no cut):
-#: more than the CPU's :data:`~qlib.solvers.focused.POOL_BYTES`, since a growth copies every pool to
-#: the device again.
+#: Bytes the replicas' counters of the pool's cuts may take at the start (the pool grows when full,
+#: losing no cut): more than the CPU's :data:`~qlib.solvers.focused.POOL_BYTES`, since a growth copies
+#: the replicas' counters on the device.
 POOL_BYTES = 1 << 30
 
 
@@ -396,8 +403,8 @@ def run_focused_gpu(compiled, options, common, *, resident: bool | None = None):
     state, info = focused.run_focused(compiled, rng[:options.num_replicas], states, target, time_limit,
                                       noise=options.noise, tabu_tenure=options.tabu_tenure,
                                       lazy=options.lazy_cuts, max_steps=options.max_steps,
-                                      share=options.share_cuts, chunk_function=chunk,
-                                      chunk_seconds=CHUNK_SECONDS, pool_bytes=POOL_BYTES)
+                                      share=options.share_cuts, sync_steps=options.share_interval,
+                                      chunk_function=chunk, chunk_seconds=CHUNK_SECONDS, pool_bytes=POOL_BYTES)
     info.update(backend="gpu", device=device_name(), threads_per_block=THREADS_PER_BLOCK,
                 kernel_launches=chunk.launches, device_seconds=dict(chunk.seconds), device_jit_seconds=jit)
     return state, info

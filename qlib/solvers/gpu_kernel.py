@@ -76,12 +76,13 @@ def anneal_kernel_quadratic(q, a, betas, lo, target):
 
 
 @cuda.jit
-def focused_kernel_gpu(m, rows, p, R, C, end_steps, has_separation):
+def focused_kernel_gpu(m, rows, p, R, C, news, end_steps):
     """One replica per thread: :func:`~qlib.solvers.focused_kernel.focused_chunk`'s loop body on
-    replica ``cuda.grid(1)``: its focused steps up to ``end_steps[rep]`` while it is running."""
+    replica ``cuda.grid(1)``: its new cuts, then its focused steps up to ``end_steps[rep]``, while it
+    is running."""
     rep = cuda.grid(1)
     if rep < R.x.shape[0] and R.status[rep] == RUNNING:
-        replica_steps_device(rep, m, rows, p, R, C, end_steps[rep], has_separation)
+        replica_steps_device(rep, m, rows, p, R, C, news, end_steps[rep])
 
 
 @cuda.jit
@@ -93,3 +94,13 @@ def copy_columns(src, dst):
         r = i // width
         c = i - r * width
         dst[r, c] = src[r, c]
+
+
+@cuda.jit
+def gather_rows(src, rows, dst):
+    """``dst[k, :] = src[rows[k], :]`` (a grid-stride loop): the states of the replicas the host reads."""
+    width = src.shape[1]
+    for i in range(cuda.grid(1), rows.shape[0] * width, cuda.gridsize(1)):
+        k = i // width
+        c = i - k * width
+        dst[k, c] = src[rows[k], c]

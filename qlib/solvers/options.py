@@ -118,6 +118,7 @@ class _FocusedShared:
     lazy_cuts: LazyCuts | None = None
     max_steps: int | None = None
     share_cuts: bool = True
+    share_interval: int = 20_000
 
 
 @dataclass(frozen=True)
@@ -127,7 +128,10 @@ class FocusedOptions(_FocusedShared):
     ``noise`` (in [0, 1]): the share of random flips; ``tabu_tenure`` (min,
     max): how many steps a flipped variable stays tabu; ``lazy_cuts``: a
     :class:`~qlib.solvers.focused.LazyCuts`; ``max_steps``: a cap on each
-    replica's steps; ``share_cuts``: whether the replicas pool their cuts.
+    replica's steps; ``share_cuts``: whether the replicas pool their cuts;
+    ``share_interval``: the steps between two poolings (every replica stops
+    there until all have come: a step count, so that the result does not
+    depend on the threads' timing).
     ``noise=None`` and ``tabu_tenure=None`` mean the defaults.
     """
 
@@ -155,6 +159,7 @@ def _check_focused(options) -> None:
                         f"got {type(options.lazy_cuts).__name__}")
     _set(options, "max_steps", validate.integer("max_steps", options.max_steps, minimum=1, none=True))
     _set(options, "share_cuts", validate.boolean("share_cuts", options.share_cuts))
+    _set(options, "share_interval", validate.integer("share_interval", options.share_interval, minimum=1))
 
 
 @dataclass(frozen=True)
