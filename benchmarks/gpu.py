@@ -10,7 +10,8 @@ arrays live in numba's device arrays), compiles the kernels (reported apart),
 then solves Slitherlink boards with the focused search alone (the loop cuts as
 lazy cuts, no complete search beside it): the seed 10x10 board of the QUBO++
 tutorial and the 30x30 and 50x50 workload boards of benchmarks/boards/, on the
-CPU (one replica per core) and on the GPU (several replica counts), and anneals
+CPU (one replica per core) and on the GPU (several replica counts and pooling
+intervals: :func:`plan`), and anneals
 a large QUBO (the 50x50 Nonogram of the workloads as a plain QUBO) on both.
 Every answer is checked by the puzzle's checker.  It prints one table:
 replicas, updates per second (focused steps, or annealing sweeps x variables),
@@ -88,30 +89,39 @@ def commit_record() -> dict:
 
 
 def plan(quick: bool, cores: int) -> dict:
-    """Boards (name, path, formulation, cap), replica counts and the annealing workload."""
+    """Boards (name, path, formulation, cap, GPU runs: (replicas, options)), the CPU's replica count and the
+    annealing workload.  The 30x30 board, the target's, gets the most GPU runs: two replica counts, and one
+    run that pools the cuts every 1000 steps rather than every 20,000 (a GPU thread makes far fewer steps a
+    second than a CPU core, so the default pools rarely)."""
     import qlib
 
     ten = qlib.data_path("slitherlink-10x10-qbpp.txt")
     if quick:
-        return dict(boards=[("5x5 ex2 (hubo)", qlib.data_path("slitherlink-5x5-blog-ex2.txt"), "hubo", 20.0),
-                            ("10x10 seed", ten, "cells", 20.0)],
-                    cpu_replicas=2, gpu_replicas=(2, 4), qubo=("5x5 picture", None), sa_cpu=(2, 20), sa_gpu=(4, 20),
-                    sa_cap=20.0)
-    return dict(boards=[("10x10 seed", ten, "cells", 30.0),
-                        ("30x30 loopy-dh-s1", BOARDS / "loopy-30x30-dh-s1.loopy", "cells", 40.0),
-                        ("50x50 loopy-dh-s1", BOARDS / "loopy-50x50-dh-s1.loopy", "cells", 45.0)],
-                cpu_replicas=cores, gpu_replicas=(256, 2048),
+        return dict(boards=[("5x5 ex2 (hubo)", qlib.data_path("slitherlink-5x5-blog-ex2.txt"), "hubo", 20.0,
+                             [(2, {}), (4, {})]),
+                            ("10x10 seed", ten, "cells", 20.0, [(2, {}), (4, dict(share_interval=100))])],
+                    cpu_replicas=2, pipeline_replicas=2, qubo=("5x5 picture", None), sa_cpu=(2, 20),
+                    sa_gpu=(4, 20), sa_cap=20.0)
+    return dict(boards=[("10x10 seed", ten, "cells", 30.0, [(256, {}), (16384, {})]),
+                        ("30x30 loopy-dh-s1", BOARDS / "loopy-30x30-dh-s1.loopy", "cells", 40.0,
+                         [(2048, {}), (16384, {}), (16384, dict(share_interval=1000))]),
+                        ("50x50 loopy-dh-s1", BOARDS / "loopy-50x50-dh-s1.loopy", "cells", 40.0,
+                         [(16384, dict(share_interval=1000))])],
+                cpu_replicas=cores, pipeline_replicas=256,
                 qubo=("50x50 pattern-s1 QUBO", BOARDS / "pattern-50x50-s1.non"),
                 sa_cpu=(cores, 200), sa_gpu=(1024, 200), sa_cap=40.0)
 
 
-def focused_row(board, spec, sm, compiled, backend, replicas, seed, cap, cores):
-    """One focused search with the board's loop cuts; the answer checked by ``slitherlink.is_solution``."""
+def focused_row(board, spec, sm, compiled, backend, replicas, seed, cap, cores, options=None):
+    """One focused search with the board's loop cuts (and ``options``); the answer checked by
+    ``slitherlink.is_solution``."""
     import qlib
     from qlib.puzzles import slitherlink as sl
     from qlib.solvers.focused import LazyCuts
 
-    options = dict(num_threads=min(cores, replicas)) if backend == "cpu" else {}
+    options = dict(options or {})
+    if backend == "cpu":
+        options["num_threads"] = min(cores, replicas)
     sol = qlib.solve(compiled, backend=backend, algorithm="focused", seed=seed, target_energy=0, time_limit=cap,
                      num_replicas=replicas, lazy_cuts=LazyCuts(spec.separation(sm, compiled)), **options)
     mask = spec.decode_state(sm, compiled, sol.state)
@@ -121,7 +131,8 @@ def focused_row(board, spec, sm, compiled, backend, replicas, seed, cap, cores):
     return dict(backend=backend, replicas=replicas, seconds=seconds, answered=bool(ok),
                 time_to_answer=seconds if ok else None, updates=int(info["flips"]),
                 updates_per_second=info["flips"] / max(seconds, 1e-9), stop=info["stop_reason"],
-                cuts=info["num_cuts"], separation_calls=info["separation_calls"],
+                cuts=info["num_cuts"], pool_cuts=info.get("pool_cuts"), separation_calls=info["separation_calls"],
+                separation_seconds=info.get("separation_seconds"),
                 device=info.get("device"), device_seconds=info.get("device_seconds"),
                 launches=info.get("kernel_launches"))
 
@@ -168,13 +179,13 @@ def _fmt(x, digits=3):
 
 
 def table(rows) -> str:
-    head = ["workload", "search", "backend", "replicas", "updates/s", "time to answer (s)", "answered",
+    head = ["workload", "search", "backend", "replicas", "setting", "updates/s", "time to answer (s)", "answered",
             "GPU/CPU updates/s", "CPU/GPU time"]
     lines = ["| " + " | ".join(head) + " |", "|" + "---|" * len(head)]
     for r in rows:
         if r.get("skipped"):
             lines.append(f"| {r['workload']} | {r['search']} | {r['backend']} | {_fmt(r.get('replicas'))} | "
-                         f"skipped: {r['skipped']} | | | | |")
+                         f"{r.get('setting', '')} | skipped: {r['skipped']} | | | | |")
             continue
         cpu = next((c for c in rows if c["workload"] == r["workload"] and c["search"] == r["search"]
                     and c["backend"] == "cpu" and not c.get("skipped")), None)
@@ -189,7 +200,7 @@ def table(rows) -> str:
         if r["search"] == "sa":
             answered = f"energy {r['energy']:g} ({r['stop']})"
         lines.append(f"| {r['workload']} | {r['search']} | {r['backend']} | {r['replicas']} | "
-                     f"{_fmt(r.get('updates_per_second'))} | {_fmt(r.get('time_to_answer'))} | {answered} | "
+                     f"{r.get('setting', '')} | {_fmt(r.get('updates_per_second'))} | {_fmt(r.get('time_to_answer'))} | {answered} | "
                      f"{_fmt(speed)} | {_fmt(time_ratio)} |")
     return "\n".join(lines)
 
@@ -242,7 +253,7 @@ def main(argv=None) -> int:
     def fits(cap):
         return time.perf_counter() - start + cap <= budget
 
-    for name, path, formulation, cap in work["boards"]:
+    for name, path, formulation, cap, gpu_runs in work["boards"]:
         board = sl.parse(path)
         spec = FORMULATIONS[formulation]
         t0 = time.perf_counter()
@@ -250,23 +261,27 @@ def main(argv=None) -> int:
         compiled = spec.compile(sm)
         log(f"{name}: {compiled.var_count} variables, {compiled.term_count} terms, {compiled.num_rows} rows "
             f"(built in {time.perf_counter() - t0:.2f} s)")
-        runs = [("cpu", work["cpu_replicas"])] + [("gpu", p) for p in work["gpu_replicas"]]
-        for backend, replicas in runs:
-            row = dict(workload=name, search="focused", backend=backend, replicas=replicas)
+        runs = [("cpu", work["cpu_replicas"], {})] + [("gpu", p, o) for p, o in gpu_runs]
+        for backend, replicas, options in runs:
+            setting = ", ".join(f"{k}={v}" for k, v in options.items()) or "defaults"
+            row = dict(workload=name, search="focused", backend=backend, replicas=replicas, setting=setting)
             if not fits(cap):
                 row["skipped"] = "budget"
             else:
                 try:
-                    row.update(focused_row(board, spec, sm, compiled, backend, replicas, args.seed, cap, cores))
+                    row.update(focused_row(board, spec, sm, compiled, backend, replicas, args.seed, cap, cores,
+                                           options))
                 except Exception as error:  # noqa: BLE001 - report and go on: one broken row must not hide the rest
                     row["skipped"] = f"{type(error).__name__}: {error}"
             rows.append(row)
-            log(f"  {backend} x{replicas}: " + (f"skipped ({row['skipped']})" if row.get("skipped") else
+            log(f"  {backend} x{replicas} ({setting}): " + (f"skipped ({row['skipped']})" if row.get("skipped") else
                 f"{row['stop']} in {row['seconds']:.2f} s, {row['updates_per_second']:.3g} updates/s, "
                 f"answered={row['answered']}"))
             if row.get("device_seconds"):
                 split = ", ".join(f"{k} {v:.2f} s" for k, v in row["device_seconds"].items())
-                log(f"    where the GPU run's time went: {split}; {row['launches']} launches")
+                log(f"    where the GPU run's time went: {split}; {row['launches']} launches; "
+                    f"{row['separation_calls']} separation calls ({row['separation_seconds']:.2f} s), "
+                    f"{row['pool_cuts']} cuts in the pool")
     qname, _ = work["qubo"]
     if fits(2 * work["sa_cap"]):
         t0 = time.perf_counter()
@@ -299,7 +314,7 @@ def main(argv=None) -> int:
             continue
         try:
             r = sl.solve(ten, backend="gpu", seed=args.seed, complete=complete,
-                         num_replicas=work["gpu_replicas"][0], time_limit=30)
+                         num_replicas=work["pipeline_replicas"], time_limit=30)
             pipeline[str(complete)] = dict(status=r.status, found_by=r.found_by, backend=r.backend,
                                            verified=sl.is_solution(ten, r.h, r.v), seconds=round(r.seconds, 3))
         except Exception as error:  # noqa: BLE001

@@ -85,16 +85,23 @@ spec = FORMULATIONS["cells"]
 sm = spec.build(board)
 compiled = spec.compile(sm)
 paths = {}
-for resident in (False, True):
-    options = GPUFocusedOptions(num_replicas=3, lazy_cuts=LazyCuts(spec.separation(sm, compiled)))
-    state, info = timed(f"resident={resident}", lambda: gpu.run_focused_gpu(
+# resident with a pool that starts with room for one cut: it grows, and the replicas' wider arrays are
+# filled on the device from the kernel's own columns
+for resident, small in ((False, False), (True, False), (True, True)):
+    lazy = LazyCuts(spec.separation(sm, compiled), **(dict(max_cuts=1, max_cut_literals=1) if small else {}))
+    options = GPUFocusedOptions(num_replicas=3, lazy_cuts=lazy, share_interval=200)
+    state, info = timed(f"resident={resident} small={small}", lambda: gpu.run_focused_gpu(
         compiled, options, Common(seed=5, time_limit=120.0, target_energy=0.0), resident=resident))
-    paths[resident] = (state.tolist(), info["stop_reason"], info["replica"], info["steps_of_winner"], info["num_cuts"])
-    facts[f"resident={resident}"] = dict(stop=info["stop_reason"], launches=info["kernel_launches"],
-                                         moved_seconds=info["device_seconds"]["upload"]
-                                         + info["device_seconds"]["download"])
-facts["resident_equals_host"] = paths[True] == paths[False]
-mask = spec.decode_state(sm, compiled, np.asarray(paths[True][0], dtype=np.uint8))
+    paths[resident, small] = (state.tolist(), info["stop_reason"], info["replica"], info["steps_of_winner"],
+                              info["num_cuts"], info["pool_cuts"], [c[0].tolist() for c in info["cuts"]])
+    if not small:
+        facts[f"resident={resident}"] = dict(stop=info["stop_reason"], launches=info["kernel_launches"],
+                                             moved_seconds=info["device_seconds"]["upload"]
+                                             + info["device_seconds"]["download"])
+facts["resident_equals_host"] = paths[True, False] == paths[False, False]
+facts["resident_small_pool_equals_host"] = paths[True, True] == paths[False, False]
+facts["pool_grew"] = paths[False, False][5] > 1
+mask = spec.decode_state(sm, compiled, np.asarray(paths[True, False][0], dtype=np.uint8))
 facts["resident_verified"] = sl.is_solution(board, *board.grid.to_hv(mask))
 
 # qlib.solve itself: algorithm="auto" on the GPU picks the focused search for a penalty model with a target

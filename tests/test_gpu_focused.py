@@ -60,6 +60,7 @@ def test_simulated_gpu_solves_a_nonogram(simulated):
 def test_simulated_resident_state_matches_the_host_path(simulated):
     """Keeping the replicas on the device and moving only what changed gives the same search."""
     assert simulated["resident_equals_host"] and simulated["resident_verified"]
+    assert simulated["pool_grew"] and simulated["resident_small_pool_equals_host"]
     assert simulated["resident=True"]["moved_seconds"] > 0 and simulated["resident=False"]["moved_seconds"] == 0
 
 
@@ -143,7 +144,7 @@ def test_gpu_benchmark_runs_under_the_simulator(tmp_path):
     res = subprocess.run([sys.executable, str(ROOT / "benchmarks" / "gpu.py"), "--simulate", "--quick",
                           "--out", str(out)], env=_simulated_env(), capture_output=True, text=True, timeout=300)
     assert res.returncode == 0, res.stdout + res.stderr
-    assert "| workload | search | backend | replicas | updates/s |" in res.stdout
+    assert "| workload | search | backend | replicas | setting | updates/s |" in res.stdout
     data = json.loads(out.read_text())
     assert data["facts"]["kind"] == "simulator"
     assert data["qlib"]["commit"] == subprocess.run(["git", "rev-parse", "HEAD"], cwd=ROOT, capture_output=True,
@@ -151,5 +152,6 @@ def test_gpu_benchmark_runs_under_the_simulator(tmp_path):
     focused = [r for r in data["rows"] if r["search"] == "focused"]
     assert {r["backend"] for r in focused} == {"cpu", "gpu"}
     assert all(r["answered"] and r["updates_per_second"] > 0 for r in focused)
+    assert "share_interval=100" in {r["setting"] for r in focused}
     assert all(r["updates_per_second"] > 0 for r in data["rows"] if r["search"] == "sa")
     assert all(v["verified"] and v["backend"] == "gpu" for v in data["pipeline"].values())

@@ -64,9 +64,9 @@ class LazyCuts:
     ``max_cuts`` and ``max_cut_literals`` size the cut pool, which every replica
     reads, at the start (fewer cuts when many replicas would make their
     counters large: :func:`pool_capacity`); it grows when full, and a full pool
-    loses no cut, so its size changes only the memory taken, never the search.  ``cuts``: cuts every replica starts
-    with, e.g. those a previous search found (``solution.info["cuts"]``), so a
-    restart keeps them.
+    loses no cut, so its size changes only the memory taken, never the search.
+    ``cuts``: cuts every replica starts with, e.g. those a previous search
+    found (``solution.info["cuts"]``), so a restart keeps them.
     """
 
     def __init__(self, separate, *, energy: float = 1.0, interval: int = 8, weight: float = 1.0,

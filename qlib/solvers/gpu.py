@@ -287,8 +287,9 @@ class FocusedChunkGPU(_DeviceChunks):
         return (1, 8) if self.simulated else (max(1, min(-(-total // 256), 4096)), 256)
 
     def _device(self, group, name, host, send):
-        """The device copy of ``host``: new (and sent) for a new array, else sent if ``send``.  A wider
-        array of the same field (the pool grew) is filled from the device's own columns."""
+        """The device copy of ``host``: new (and sent) for a new array, else sent if ``send``.  A new
+        replica array of a field the device holds (the pool grew: the array is as wide or wider) is filled
+        from the device's own columns, the host's being stale."""
         from .gpu_kernel import copy_columns
 
         held = self._held.get((group, name))
@@ -297,7 +298,7 @@ class FocusedChunkGPU(_DeviceChunks):
                 held[1].copy_to_device(host)
             return held[1]
         dev = _up(host)
-        if held is not None and group == "R" and host.ndim == 2 and held[1].shape[1] < host.shape[1]:
+        if held is not None and group == "R" and host.ndim == 2 and held[1].shape[1] <= host.shape[1]:
             blocks, threads = self._launch_size(host.shape[0] * held[1].shape[1])
             copy_columns[blocks, threads](held[1], dev)   # the kernel's columns over the host's stale ones
         self._held[(group, name)] = (host, dev)
