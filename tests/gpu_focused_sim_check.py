@@ -3,6 +3,7 @@ tests/test_gpu_focused.py checks, as JSON.  Started in a subprocess: the simulat
 switched on before numba.cuda is imported.  Few replicas and small boards: the simulator runs
 every CUDA thread as a Python thread."""
 
+import collections
 import json
 import os
 import time
@@ -103,6 +104,17 @@ facts["resident_small_pool_equals_host"] = paths[True, True] == paths[False, Fal
 facts["pool_grew"] = paths[False, False][5] > 1
 mask = spec.decode_state(sm, compiled, np.asarray(paths[True, False][0], dtype=np.uint8))
 facts["resident_verified"] = sl.is_solution(board, *board.grid.to_hv(mask))
+
+# The pool grew after the last chunk: the end's fetch fills the leading columns of the wider host array
+# from the device and keeps the new columns' "not taken" (-1).
+Held = collections.namedtuple("Held", "x best_x best_energy num_false")
+held = Held(np.zeros((2, 3), np.uint8), np.zeros((2, 3), np.uint8), np.zeros(2), np.full((2, 2), -1, np.int32))
+chunk = gpu.FocusedChunkGPU(resident=True)
+devices = {name: chunk._device("R", name, getattr(held, name), False) for name in held._fields}
+devices["num_false"].copy_to_device(np.array([[0, 1], [2, -1]], np.int32))   # what the kernel wrote
+grown = held._replace(num_false=np.full((2, 4), -1, np.int32))
+chunk.sync(grown)
+facts["sync_after_growth"] = grown.num_false.tolist() == [[0, 1, -1, -1], [2, -1, -1, -1]]
 
 # qlib.solve itself: algorithm="auto" on the GPU picks the focused search for a penalty model with a target
 x = qlib.var("gf", 12)

@@ -61,6 +61,7 @@ def test_simulated_resident_state_matches_the_host_path(simulated):
     """Keeping the replicas on the device and moving only what changed gives the same search."""
     assert simulated["resident_equals_host"] and simulated["resident_verified"]
     assert simulated["pool_grew"] and simulated["resident_small_pool_equals_host"]
+    assert simulated["sync_after_growth"]
     assert simulated["resident=True"]["moved_seconds"] > 0 and simulated["resident=False"]["moved_seconds"] == 0
 
 

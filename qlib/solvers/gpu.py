@@ -370,9 +370,13 @@ class FocusedChunkGPU(_DeviceChunks):
             return
         t0 = time.perf_counter()
         for name in _AT_END:
-            held = self._held.get(("R", name))
-            if held is not None and held[0] is getattr(R, name):
-                held[1].copy_to_host(held[0])
+            held, host = self._held.get(("R", name)), getattr(R, name)
+            if held is None:
+                continue
+            if held[0] is host:
+                held[1].copy_to_host(host)
+            else:   # the pool grew after the last chunk: the device holds the leading columns
+                host[:, :held[1].shape[1]] = held[1].copy_to_host()
         self.seconds["download"] += time.perf_counter() - t0
 
 
