@@ -200,7 +200,8 @@ def table(rows) -> str:
         if r["search"] == "sa":
             answered = f"energy {r['energy']:g} ({r['stop']})"
         lines.append(f"| {r['workload']} | {r['search']} | {r['backend']} | {r['replicas']} | "
-                     f"{r.get('setting', '')} | {_fmt(r.get('updates_per_second'))} | {_fmt(r.get('time_to_answer'))} | {answered} | "
+                     f"{r.get('setting', '')} | {_fmt(r.get('updates_per_second'))} | "
+                     f"{_fmt(r.get('time_to_answer'))} | {answered} | "
                      f"{_fmt(speed)} | {_fmt(time_ratio)} |")
     return "\n".join(lines)
 
