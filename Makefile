@@ -15,8 +15,11 @@ BENCH_STAMP := $(VENV)/.bench-stamp
 MPL_SCRIPT = Agg
 MPL_KERNEL = module://matplotlib_inline.backend_inline
 
-# numba's on-disk JIT cache lives in the tree (gitignored), not next to site-packages.
-NUMBA_CACHE_DIR ?= $(CURDIR)/.numba_cache
+# numba's on-disk JIT cache lives in the tree (gitignored), not next to site-packages, in a folder
+# named by a hash of qlib's sources: numba checks only the timestamp of a cached function's own file, so a
+# change to a function inlined from another module would otherwise leave its callers' cache stale.
+QLIB_SOURCES_HASH := $(shell cat $(sort $(wildcard qlib/*.py qlib/*/*.py qlib/*/*/*.py)) | sha1sum | cut -c1-12)
+NUMBA_CACHE_DIR ?= $(CURDIR)/.numba_cache/$(QLIB_SOURCES_HASH)
 export NUMBA_CACHE_DIR
 
 .PHONY: results venv test book lab check-html bench bench-qubo bench-deps bench-boards sgt-deps experiments browser-deps clean distclean

@@ -106,7 +106,7 @@ def test_exhaustive_time_limit_returns_the_best_so_far():
     energies = qlib.compile(small).energy(states)
     assert full.energy == pytest.approx(energies.min())
     assert full.info["num_ground_states"] == int((energies <= energies.min() + 1e-9).sum())
-    model = qlib.compile(heavy_model(24))
+    model = qlib.compile(heavy_model(24, extra=256))
     qlib.solve(heavy_model(4), backend="exhaustive")                      # kernels loaded
     for limit in (0.2, 0.6):
         t = time.perf_counter()

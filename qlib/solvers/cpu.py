@@ -69,8 +69,8 @@ def run_sa(compiled, options, common):
     """Simulated annealing with restarts (:class:`~qlib.solvers.options.SAOptions`) on the CPU cores."""
     entry = time.perf_counter()
     rng, states, target = _start(compiled, options, common)
+    kernel = sa.choose_kernel(compiled)    # builds the kernel's arrays: seconds on a dense model
     time_limit = max(common.time_limit - (time.perf_counter() - entry), 1e-3)   # setup counts too
-    kernel = sa.choose_kernel(compiled)
     serial = options.num_threads == 1 or options.num_replicas == 1   # no parallel launch per chunk
     round_function = anneal.anneal_serial if serial else anneal.anneal_round
     with _parallel(options.num_threads):

@@ -164,9 +164,10 @@ def grow_pool(R: Replicas, C: CutPool, num_base: int, cuts: bool, literals: bool
     C = C._replace(ptr=wider(C.ptr, new_cuts + 1), hash=wider(C.hash, new_cuts), vars=wider(C.vars, new_lits),
                    negs=wider(C.negs, new_lits), lit_next=wider(C.lit_next, new_lits, -1),
                    lit_cut=wider(C.lit_cut, new_lits))
-    R = R._replace(num_false=wider(R.num_false, new_cuts, -1), false_xor=wider(R.false_xor, new_cuts),
-                   bad_list=wider(R.bad_list, num_base + new_cuts),
-                   bad_pos=wider(R.bad_pos, num_base + new_cuts, -1))
+    if cuts:                                       # the replicas' arrays are per cut, not per literal
+        R = R._replace(num_false=wider(R.num_false, new_cuts, -1), false_xor=wider(R.false_xor, new_cuts),
+                       bad_list=wider(R.bad_list, num_base + new_cuts),
+                       bad_pos=wider(R.bad_pos, num_base + new_cuts, -1))
     return R, C
 
 

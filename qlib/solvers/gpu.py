@@ -216,12 +216,14 @@ def run_sa_gpu(compiled, options, common, *, resident: bool | None = None):
     """Simulated annealing (:class:`~qlib.solvers.options.GPUSAOptions`) with ``num_replicas``
     replicas, one per CUDA thread.  ``resident``: see :class:`AnnealRoundGPU`."""
     require_device()
+    entry = time.perf_counter()
     rng = seed_sequence(common.seed, options.num_replicas + 1)
     states = initial_states(compiled, common.initial_state, options.num_replicas, rng[-1])
     target = -np.inf if common.target_energy is None else common.target_energy - compiled.offset
     kernel = choose_kernel(compiled, cached_deltas=False)   # a QUBO anneals on local fields, as on the CPU
+    time_limit = max(common.time_limit - (time.perf_counter() - entry), 1e-3)   # setup counts too
     rounds = AnnealRoundGPU(resident=resident)
-    state, info = run_sa(compiled, rng, states, target, common.time_limit, num_sweeps=options.num_sweeps,
+    state, info = run_sa(compiled, rng, states, target, time_limit, num_sweeps=options.num_sweeps,
                          beta_range=options.beta_range, max_rounds=options.max_rounds, round_function=rounds,
                          kernel=kernel)
     info.update(backend="gpu", device=device_name(), kernel_launches=rounds.launches,

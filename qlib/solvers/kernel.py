@@ -16,6 +16,7 @@ import numpy as np
 from numba import njit
 
 U64 = np.uint64
+_1 = np.uintp(1)
 
 
 @njit(cache=True, inline="always")
@@ -128,12 +129,16 @@ def flip_delta(v, x, false_count, lhs, row_delta, m):
     (term_ptr, term_vars, term_negs, term_coef, term_row,
      var_term_ptr, var_terms, var_term_negs, var_row_ptr, var_rows,
      row_const, row_weight, row_iv_ptr, row_iv_lo, row_iv_hi) = m
+    # unsigned indices: numba checks a signed index for a negative (wrap-around) value
     xv = x[v]
     delta = 0.0
-    for k in range(var_term_ptr[v], var_term_ptr[v + 1]):
-        t = var_terms[k]
+    k, end = np.uintp(var_term_ptr[v]), np.uintp(var_term_ptr[v + 1])
+    while k < end:
+        t = np.uintp(var_terms[k])
         c = false_count[t]
-        if (xv ^ var_term_negs[k]) != 0:
+        neg = var_term_negs[k]
+        k += _1
+        if (xv ^ neg) != 0:
             if c != 0:
                 continue
             change = -term_coef[t]
@@ -145,7 +150,7 @@ def flip_delta(v, x, false_count, lhs, row_delta, m):
         if r < 0:
             delta += change
         else:
-            row_delta[r] += change
+            row_delta[np.uintp(r)] += change
     for k in range(var_row_ptr[v], var_row_ptr[v + 1]):
         r = var_rows[k]
         d = row_delta[r]
@@ -163,19 +168,21 @@ def apply_flip(v, x, false_count, lhs, m):
      var_term_ptr, var_terms, var_term_negs, var_row_ptr, var_rows,
      row_const, row_weight, row_iv_ptr, row_iv_lo, row_iv_hi) = m
     xv = x[v]
-    for k in range(var_term_ptr[v], var_term_ptr[v + 1]):
-        t = var_terms[k]
+    k, end = np.uintp(var_term_ptr[v]), np.uintp(var_term_ptr[v + 1])   # unsigned, as in flip_delta
+    while k < end:
+        t = np.uintp(var_terms[k])
         if (xv ^ var_term_negs[k]) != 0:
             # literal becomes false
             if false_count[t] == 0:
                 r = term_row[t]
                 if r >= 0:
-                    lhs[r] -= term_coef[t]
+                    lhs[np.uintp(r)] -= term_coef[t]
             false_count[t] += 1
         else:
             false_count[t] -= 1
             if false_count[t] == 0:
                 r = term_row[t]
                 if r >= 0:
-                    lhs[r] += term_coef[t]
+                    lhs[np.uintp(r)] += term_coef[t]
+        k += _1
     x[v] = 1 - xv

@@ -40,6 +40,7 @@ __all__ = ["GROUP", "field_width", "QuadArrays", "quadratic_arrays", "in_sweep_o
 DENSE_MAX_VARS, DENSE_MIN_SHARE = 2048, 0.25
 #: Neighbour entries per group: each variable's run of neighbours is padded to a multiple of it.
 GROUP = 4
+_1, _2, _3, _GROUP = np.uintp(1), np.uintp(2), np.uintp(3), np.uintp(GROUP)   # unsigned offsets for the kernels
 
 
 def field_width(var_count: int) -> int:
@@ -195,11 +196,15 @@ def flip_fields(v, q, x, f):
     step = 1.0 - 2.0 * xv                          # +1 when x_v turns on, -1 when it turns off
     x[v] = xv ^ 1
     nbr, coupling = q.nbr, q.coupling
-    for k in range(q.ptr[v], q.ptr[v + 1], GROUP):  # whole groups; the padding adds 0 to a spare field
-        f[np.uintp(nbr[k])] += step * coupling[k]   # unsigned indices: no negative-index check
-        f[np.uintp(nbr[k + 1])] += step * coupling[k + 1]
-        f[np.uintp(nbr[k + 2])] += step * coupling[k + 2]
-        f[np.uintp(nbr[k + 3])] += step * coupling[k + 3]
+    # Unsigned indices throughout: numba checks a signed index for a negative (wrap-around) value, and on a
+    # degree-13 model those checks took a quarter of the sweep.
+    k, end = np.uintp(q.ptr[v]), np.uintp(q.ptr[v + 1])
+    while k < end:                                 # whole groups; the padding adds 0 to a spare field
+        f[np.uintp(nbr[k])] += step * coupling[k]
+        f[np.uintp(nbr[k + _1])] += step * coupling[k + _1]
+        f[np.uintp(nbr[k + _2])] += step * coupling[k + _2]
+        f[np.uintp(nbr[k + _3])] += step * coupling[k + _3]
+        k += _GROUP
 
 
 @njit(cache=True)
@@ -221,26 +226,31 @@ def has_rows(compiled) -> bool:
 
 @njit(cache=True)
 def flip_cached(v, x, fc, g, m):
-    """Flip ``x[v]``: update the terms' false counts and the cached deltas ``g`` of their variables."""
+    """Flip ``x[v]``: update the terms' false counts and the cached deltas ``g`` of their variables.
+    (Unsigned indices, as in :func:`flip_fields`.)"""
     term_ptr, term_vars, term_negs, term_coef = m[0], m[1], m[2], m[3]
     var_term_ptr, var_terms, var_term_negs = m[5], m[6], m[7]
+    v = np.uintp(v)
     xv = x[v]
-    for k in range(var_term_ptr[v], var_term_ptr[v + 1]):
-        t = var_terms[k]
+    k, end = np.uintp(var_term_ptr[v]), np.uintp(var_term_ptr[v + _1])
+    while k < end:
+        t = np.uintp(var_terms[k])
         before = fc[t]
         after = before + 1 if (xv ^ var_term_negs[k]) != 0 else before - 1
         fc[t] = after
+        k += _1
         if min(before, after) > 1:          # the term stays off whichever other literal flips
             continue
         c = term_coef[t]
-        for kk in range(term_ptr[t], term_ptr[t + 1]):
-            u = term_vars[kk]
-            if u == v:
-                continue
-            if (x[u] ^ term_negs[kk]) != 0:   # u's literal is true: flipping it turns an on term off
-                g[u] += (-c if after == 0 else 0.0) - (-c if before == 0 else 0.0)
-            else:                              # false: flipping it turns the term on if it is the last one
-                g[u] += (c if after == 1 else 0.0) - (c if before == 1 else 0.0)
+        kk, last = np.uintp(term_ptr[t]), np.uintp(term_ptr[t + _1])
+        while kk < last:
+            u = np.uintp(term_vars[kk])
+            if u != v:
+                if (x[u] ^ term_negs[kk]) != 0:   # u's literal is true: flipping it turns an on term off
+                    g[u] += (-c if after == 0 else 0.0) - (-c if before == 0 else 0.0)
+                else:                              # false: flipping it turns the term on if it is the last one
+                    g[u] += (c if after == 1 else 0.0) - (c if before == 1 else 0.0)
+            kk += _1
     x[v] = 1 - xv
     g[v] = -g[v]
 
