@@ -67,17 +67,23 @@ BOARDS = HERE / "boards"
 MANIFEST = BOARDS / "manifest.json"
 FAMILIES = ("loopy", "qlib", "pattern", "random", "webpbn")
 
-LOOPY_SIZES = (10, 20, 30, 40, 50)
-LOOPY_SEEDS = (1, 2)
+LOOPY_SIZES = (10, 20, 30, 40, 50, 60)
+#: Seeds per size: ten boards a size from 20x20 to 40x40, five at 50x50 and three at 60x60 (sgt-loopy
+#: takes one to several minutes a board there on 2 cores).
+LOOPY_SEEDS = {10: (1, 2), 50: tuple(range(1, 6)), 60: (1, 2, 3)}
+LOOPY_DEFAULT_SEEDS = tuple(range(1, 11))
+#: Rectangular boards (width x height, as sgt-loopy's parameters read), seeds 1-3.
+LOOPY_RECT = ((40, 30),)
+LOOPY_RECT_SEEDS = (1, 2, 3)
 PATTERN_SIZES = (15, 20, 30, 40, 50)
 PATTERN_SEEDS = (1, 2)
 RANDOM_SEEDS = tuple(range(10))
 RANDOM_SIZE = 30
-QLIB_SIZES = (30, 40, 50)
+QLIB_SIZES = (20, 30, 40, 50)
 QLIB_SEED = 1
 #: max_nodes of qlib's generator per size: the search-node cap of each removal check (and 4x
 #: that for the final recount).  The default, 2_000_000, takes far more than the budget here.
-QLIB_MAX_NODES = {30: 20_000, 40: 20_000, 50: 20_000}
+QLIB_MAX_NODES = {20: 20_000, 30: 20_000, 40: 20_000, 50: 20_000}
 PROOF_TIME_LIMIT = 600.0
 
 
@@ -173,22 +179,23 @@ def clues_of_grid(grid) -> tuple[list, list]:
 
 
 # -- the families ------------------------------------------------------------------
-def make_loopy(sizes, log) -> list[dict]:
+def make_loopy(sizes, log, rect_sizes=None) -> list[dict]:
     out = []
-    for n in sizes:
-        for seed in LOOPY_SEEDS:
-            game_id, seconds, command = _sgt("sgt-loopy", f"{n}x{n}t0dh#{seed}")
-            board = slitherlink.parse(game_id)
-            if board.to_loopy() != game_id:
-                raise SystemExit(f"{command}: the game ID does not read back equal ({game_id})")
-            name = f"loopy-{n}x{n}-dh-s{seed}.loopy"
-            (BOARDS / name).write_text(game_id + "\n")
-            entry = dict(file=name, puzzle="slitherlink", family="loopy", rows=n, cols=n, seed=seed,
-                         command=command, source="sgt-puzzles Loopy (Simon Tatham), hard, square grid",
-                         clues=len(board.clue_cells), generate_seconds=round(seconds, 3))
-            entry.update(prove_slitherlink(board))
-            log(_line(entry))
-            out.append(entry)
+    shapes = [(n, n, seed) for n in sizes for seed in LOOPY_SEEDS.get(n, LOOPY_DEFAULT_SEEDS)]
+    shapes += [(w, h, seed) for w, h in LOOPY_RECT if not rect_sizes or h in rect_sizes for seed in LOOPY_RECT_SEEDS]
+    for w, h, seed in shapes:
+        game_id, seconds, command = _sgt("sgt-loopy", f"{w}x{h}t0dh#{seed}")
+        board = slitherlink.parse(game_id)
+        if board.to_loopy() != game_id:
+            raise SystemExit(f"{command}: the game ID does not read back equal ({game_id})")
+        name = f"loopy-{w}x{h}-dh-s{seed}.loopy"
+        (BOARDS / name).write_text(game_id + "\n")
+        entry = dict(file=name, puzzle="slitherlink", family="loopy", rows=board.rows, cols=board.cols, seed=seed,
+                     command=command, source="sgt-puzzles Loopy (Simon Tatham), hard, square grid",
+                     clues=len(board.clue_cells), generate_seconds=round(seconds, 3))
+        entry.update(prove_slitherlink(board))
+        log(_line(entry))
+        out.append(entry)
     return out
 
 
@@ -408,7 +415,7 @@ def main(argv=None):
         log = lambda s: print(s, flush=True)  # noqa: E731
         commit = qlib_commit()  # the qlib this family is made with (HEAD may move during a long run)
         if family == "loopy":
-            entries = make_loopy(sizes(LOOPY_SIZES), log)
+            entries = make_loopy(sizes(LOOPY_SIZES), log, args.sizes)
         elif family == "qlib":
             entries = make_qlib(sizes(QLIB_SIZES), log)
         elif family == "pattern":

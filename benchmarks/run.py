@@ -324,8 +324,8 @@ class Bench:
         if row.kind != "qlib" or row.name == "qlib-default" or not default or default.get("cap") != cap \
                 or "formulation" not in info:
             return None
-        used = {(e.get("formulation", e.get("form")), e.get("method")) for e in default["extras"]}
-        if used != {(info["formulation"], info["method"])}:
+        used = {(e.get("formulation", e.get("form")), e.get("method"), e.get("complete")) for e in default["extras"]}
+        if used != {(info["formulation"], info["method"], info.get("complete"))}:
             return None
         return {k: v for k, v in default.items() if k not in ("extras", "setting")}
 
@@ -489,23 +489,33 @@ def group_summary(results) -> list[dict]:
         for solver in solvers:
             rs = [results["workloads"][w][solver] for w in names if solver in results["workloads"][w]]
             pooled = dict(times=[t for r in rs for t in r["times"]], successes=sum(r["successes"] for r in rs))
+            # each run over the SAT median of its own board (failures at the cap)
+            over = [t / results["workloads"][w]["sat-exact"]["median"] for w in names
+                    if solver in results["workloads"][w] and results["workloads"][w].get("sat-exact", {}).get("median")
+                    for t in results["workloads"][w][solver]["times"]]
             pooled["runs"] = len(pooled["times"])
             found: dict = {}
             for r in rs:
                 for k, v in found_by_counts(r).items():
                     found[k] = found.get(k, 0) + v
             out.append(dict(group=group, boards=len(rs), solver=solver, successes=pooled["successes"],
-                            runs=pooled["runs"], **tail(pooled), found_by=found))
+                            runs=pooled["runs"], **tail(pooled), found_by=found,
+                            median_over_sat=statistics.median(over) if over and solver != "sat-exact" else None,
+                            max_over_sat=max(over) if over and solver != "sat-exact" else None))
     return out
 
 
 def group_table(rows) -> str:
-    lines = ["| group | boards | solver | success | median s | p90 s | max s | TTS99 s | found by |",
-             "|---|---|---|---|---|---|---|---|---|"]
+    lines = ["| group | boards | solver | success | median s | p90 s | max s | TTS99 s | run / SAT median | "
+             "run / SAT max | found by |", "|---|---|---|---|---|---|---|---|---|---|---|"]
+
+    def over(x):
+        return "" if x is None else f"{x:.3g}"
     for g in rows:
         lines.append(f"| {g['group']} | {g['boards']} | {g['solver']} | {g['successes']}/{g['runs']} "
                      f"({100 * g['success_rate']:.0f}%) | {_seconds(g['median'])} | {_seconds(g['p90'])} | "
-                     f"{_seconds(g['max'])} | {_seconds(g['tts99'])} | {_found_text(g['found_by'])} |")
+                     f"{_seconds(g['max'])} | {_seconds(g['tts99'])} | {over(g.get('median_over_sat'))} | "
+                     f"{over(g.get('max_over_sat'))} | {_found_text(g['found_by'])} |")
     return "\n".join(lines)
 
 
@@ -562,8 +572,10 @@ def user_header(results) -> list[str]:
         "p90: linear interpolation between the order statistics (numpy's default).  TTS99: the median run time "
         "x log(0.01) / log(1 - p), p the success rate, at least one run (p = 1: the median; p = 0: ∞).  "
         "median / SAT and max / SAT: over the sat-exact row's median on the same board (≥: the numerator involves "
-        "a cap; ≤: the SAT median does).  found by: which part of the solver answered (the result's found_by), "
-        "per successful run.",
+        "a cap; ≤: the SAT median does).  In the group table, run / SAT: each run's time over the sat-exact median "
+        "of its own board, the median and the max over the group's runs.  found by: which part of the solver "
+        "answered (the result's found_by), per successful run.  qubo-alone: the QUBO method with no complete "
+        "search beside it (Slitherlink complete=False, Nonogram method=\"search\").",
     ]
 
 

@@ -17,10 +17,12 @@ Workloads:
 
 The user set (:func:`user_workloads`, ``run.py --set user``): every board of
 ``benchmarks/boards/manifest.json`` (made by ``make_boards.py``): Slitherlink from
-sgt-loopy (hard, 10x10 to 50x50) and qlib's minimal-clue generator (30x30 to 50x50),
-each with the rows ``qlib-default``, ``sat-exact`` and ``backtrack``; Nonograms from
+sgt-loopy (hard, 10x10 to 60x60, and 40x30, 60x40) and qlib's minimal-clue generator (20x20 to 50x50),
+each with the rows ``qlib-default``, ``qubo-alone``, ``sat-exact`` and ``backtrack``; Nonograms from
 sgt-pattern (15x15 to 50x50), random 30x30 grids and webpbn, each with
-``qlib-default`` and ``sat-exact`` (``nonogram_sat.solve_sat``).  Boards are grouped by
+``qlib-default``, ``qubo-alone`` and ``sat-exact`` (``nonogram_sat.solve_sat``).  ``qubo-alone`` is the
+QUBO method with no complete search beside it (Slitherlink ``complete=False``, Nonogram ``method="search"``),
+on every workload.  Boards are grouped by
 family and size (:attr:`Workload.group`) for the give-up rule.
 
 Every qlib row records the result's ``found_by`` (which part of the solver found
@@ -118,11 +120,21 @@ def slitherlink_qlib(name: str, board, describe: str, cap: float | None = None, 
         def run(seed, cap):
             r = slitherlink.solve(board, seed=seed, time_limit=cap, **options)
             ok = slitherlink.check(board, r.h, r.v) == []
-            return ok, dict(formulation=r.formulation, method=r.method, iterations=len(r.iterations), stop=r.stop_reason,
-                            found_by=getattr(r, "found_by", None))
+            return ok, dict(formulation=r.formulation, method=r.method, complete=options.get("complete"),
+                            iterations=len(r.iterations), stop=r.stop_reason, found_by=getattr(r, "found_by", None))
         return run
 
     return Row(name, "qlib", make, lambda setting: make(setting, small)(0, 10.0), describe=describe, cap=cap)
+
+
+#: What the "qubo-alone" row runs: the QUBO method with no complete search beside it.
+ALONE_SLITHERLINK = "complete=False: presolve (probing to a fixed point), cell model, focused search with lazy cuts"
+ALONE_NONOGRAM = "method=search: the domain-wall model's focused search, no backtracking"
+
+
+def slitherlink_alone(board) -> Row:
+    """The QUBO method alone: ``slitherlink.solve(board, complete=False)``, no SAT and no backtracking."""
+    return slitherlink_qlib("qubo-alone", board, ALONE_SLITHERLINK, complete=False)
 
 
 def slitherlink_peer(name: str, board, grid=None, probe: bool = False, cap: float | None = None) -> Row:
@@ -206,6 +218,7 @@ def slitherlink_rows(board, *, edge_forms: bool = True, edge_cap: float | None =
                  slitherlink_qlib("qlib-outer", board, "formulation=hubo, method=outer, max_iterations=1000", cap=edge_cap,
                                   formulation="hubo", method="outer", max_iterations=1000)]
     rows.append(slitherlink_qlib("qlib-cells", board, "formulation=cells", formulation="cells"))
+    rows.append(slitherlink_alone(board))
     rows += [slitherlink_exact(board, repeats), slitherlink_backtrack(board, repeats)]
     if peers != "none":
         rows += [slitherlink_peer(name, board, peer_grid, probe=peers == "probe", cap=peer_cap) for name in PEERS]
@@ -226,6 +239,11 @@ def _nonogram_row(name, kind, puzzle, describe, grid=None, **options) -> Row:
     return Row(name, kind, make, lambda setting: make(setting, small)(0, 1.0 if kind == "peer" else 5.0),
                describe=describe,
                grid=None if grid is None else list(grid))
+
+
+def nonogram_alone(puzzle) -> Row:
+    """The QUBO method alone: ``nonogram.solve(puzzle, method="search")``, no backtracking."""
+    return _nonogram_row("qubo-alone", "qlib", puzzle, ALONE_NONOGRAM, method="search")
 
 
 def nonogram_sat_available() -> str | None:
@@ -260,6 +278,7 @@ def nonogram_exact(puzzle, repeats: int | None = None) -> Row:
 def nonogram_rows(puzzle, peer_grid=None, repeats: int | None = None) -> list[Row]:
     grid = GRID if peer_grid is None else peer_grid
     return [_nonogram_row("qlib-default", "qlib", puzzle, "nonogram.solve defaults"),
+            nonogram_alone(puzzle),
             _nonogram_row("qlib-sa", "qlib", puzzle, "formulation=qubo, algorithm=sa", formulation="qubo", algorithm="sa"),
             nonogram_exact(puzzle, repeats),
             *(_nonogram_row(name, "peer", puzzle, "formulation=qubo", grid=grid, formulation="qubo", backend=PEERS[name])
@@ -351,10 +370,10 @@ def user_workload(entry: dict, repeats: int = 3, group: str | None = None) -> Wo
     file = entry["file"]
     if entry["puzzle"] == "slitherlink":
         board = slitherlink.parse(path)
-        rows = [slitherlink_qlib("qlib-default", board, "slitherlink.solve defaults"),
+        rows = [slitherlink_qlib("qlib-default", board, "slitherlink.solve defaults"), slitherlink_alone(board),
                 slitherlink_exact(board, repeats), slitherlink_backtrack(board, repeats)]
     else:
         puzzle = nonogram.parse(path)
-        rows = [_nonogram_row("qlib-default", "qlib", puzzle, "nonogram.solve defaults"),
+        rows = [_nonogram_row("qlib-default", "qlib", puzzle, "nonogram.solve defaults"), nonogram_alone(puzzle),
                 nonogram_exact(puzzle, repeats)]
     return Workload(name, entry["puzzle"], file, entry["rows"], True, rows, group=group, family=entry["family"])

@@ -36,6 +36,9 @@ def _parser() -> argparse.ArgumentParser:
         p.add_argument("--json", action="store_true", help="print one JSON object instead of text")
         p.add_argument("--check-unique", action="store_true",
                        help="also find out whether the answer is the only one (JSON: \"unique\", \"second_answer\")")
+        p.add_argument("--no-complete", action="store_true",
+                       help="the QUBO method alone: the presolve, the model and its search, with no complete "
+                            "(SAT or backtracking) search beside it")
 
     sl = kinds.add_parser("slitherlink", help="a Slitherlink board: rows of '.' and digits 0-3, or a puzz.link URL")
     common(sl)
@@ -159,6 +162,8 @@ class _Slitherlink(_Puzzle):
     @staticmethod
     def options(args) -> dict:
         extra = {} if args.max_iterations is None else {"max_iterations": args.max_iterations}
+        if args.no_complete:
+            extra["complete"] = False
         return dict(formulation=args.formulation, method=args.method, **extra)
 
     @staticmethod
@@ -190,6 +195,14 @@ class _Slitherlink(_Puzzle):
 class _Nonogram(_Puzzle):
     name, what = "nonogram", "grid"
     reader = staticmethod(_nonogram)
+
+    @staticmethod
+    def options(args) -> dict:
+        if args.no_complete:
+            if args.method == "auto":
+                raise _UsageError("--no-complete runs the model search alone; --method auto runs backtracking beside it")
+            return dict(formulation=args.formulation, method="search")
+        return dict(formulation=args.formulation, method=args.method)
 
     @staticmethod
     def fields(puzzle, result) -> dict:

@@ -82,7 +82,7 @@ class Search(NamedTuple):
 
     The reach check's ``seen`` and ``stack``, the decisions ``lv``, the
     answers kept ``sols`` (uint8), probing scratch (``mk``, ``mv``,
-    ``common``) and the first value each decision tries (``hint``).
+    ``common``, ``equiv``) and the first value each decision tries (``hint``).
     """
 
     seen: np.ndarray
@@ -93,6 +93,7 @@ class Search(NamedTuple):
     mv: np.ndarray
     common: np.ndarray
     hint: np.ndarray
+    equiv: np.ndarray
 
 
 class SearchState(NamedTuple):
@@ -118,7 +119,7 @@ def _sizes(rows: int, cols: int, keep: int) -> tuple[int, int, int, dict]:
     queue = 6 * E + P + NC + 4 * (NC + 1 + border) * logn + 16
     shapes = dict(st=(E,), pt=(P, 4), cl=(NC, 4), uf=(NC + 1, 4), trail=(E,), mtrail=(2 * E + 2, 3),
                   utrail=(E + 1,), queue=(queue,), sc=(K.NSC,), seen=(P,), stack=(P + 1,), lv=(E + 1, 6),
-                  sols=(keep, E), mk=(E,), mv=(E,), common=(2 * E,), hint=(E,))
+                  sols=(keep, E), mk=(E,), mv=(E,), common=(2 * E,), hint=(E,), equiv=(E,))
     return E, P, NC, shapes
 
 
@@ -250,18 +251,22 @@ def propagate(state: SearchState, *, connect: bool = True) -> str:
     return _RESULT[int(K.fix(bool(connect), lat, rs, sr.seen, sr.stack))]
 
 
-def probe(state: SearchState, max_nodes: int | None = None, *, connect: bool = True) -> str:
+def probe(state: SearchState, max_nodes: int | None = None, *, connect: bool = True,
+          equivalences: bool = True) -> str:
     """Failed-edge probing of every undecided edge, after :func:`propagate`, until nothing changes.
 
     Each edge is tried on and off with full propagation: a value that fails
-    fixes the other one, and a value both tries imply is fixed.
+    fixes the other one, and a value both tries imply is fixed.  With
+    ``equivalences`` (the default), an edge the two tries set to opposite values
+    is tied to the probed one, and the classes of cells that this ties join.
     ``max_nodes`` caps it (None: to a fixed point); a capped pass keeps what it
-    fixed, all implied by the rules.  Returns "ok", "solved" or "fail" as
+    fixed, all implied by the rules.  The backtracking search's own probes do
+    not take equivalences, so its nodes stay as they were.  Returns "ok", "solved" or "fail" as
     :func:`propagate` does.
     """
     max_nodes = validate.integer("max_nodes", max_nodes, minimum=0, none=True)
     stop = (1 << 62) if max_nodes is None else nodes(state) + max_nodes
-    r, _ = K.probe(np.int64(stop), bool(connect), *state)
+    r, _ = K.probe(np.int64(stop), bool(connect), bool(equivalences), *state)
     return _RESULT[int(r)]
 
 

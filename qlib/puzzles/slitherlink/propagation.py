@@ -17,7 +17,7 @@ but ``sols``):
 * ``sc``: scalars (the slots below); the ``P*`` slots keep a probing pass that paused midway;
 * ``seen``, ``stack``: the reach check's marks and stack; ``lv`` (E+1, 6): per decision, edge,
   first value, phase, the three trail marks; ``sols`` (uint8): the answers kept; ``mk``, ``mv``,
-  ``common``: probing scratch; ``hint``: the value each decision tries first (-1: on).
+  ``common``, ``equiv``: probing scratch; ``hint``: the value each decision tries first (-1: on).
 
 Only :mod:`.counter` calls in here: :func:`run` (the search), :func:`fix` and :func:`probe` (the
 root node's rules), and the ``sc`` slots, modes and results above; the rest is private.
@@ -71,14 +71,49 @@ def _push(queue, sc, item):
 
 
 @njit(cache=True)
+def _union(r1, r2, rel, lat, rs):
+    """Join the classes of roots ``r1`` and ``r2`` (``r1 XOR r2 = rel``), kept on the union trail; queues the
+    parity check of every undecided edge of the smaller class's members."""
+    st, uf, utrail, queue, sc = rs.st, rs.uf, rs.utrail, rs.queue, rs.sc
+    bnd, ce, P, NC, E = lat.bnd, lat.ce, lat.P, lat.NC, lat.E
+    ra, rb = r1, r2
+    if uf[ra, 2] < uf[rb, 2]:
+        ra, rb = rb, ra
+    # every undecided edge of rb's members may now join two cells of one class
+    w = rb
+    while True:
+        if w == NC:
+            for k in range(bnd.shape[0]):
+                g = bnd[k]
+                if st[g] < 0:
+                    _push(queue, sc, P + NC + E + g)
+        else:
+            for k in range(4):
+                g = ce[w, k]
+                if st[g] < 0:
+                    _push(queue, sc, P + NC + E + g)
+        w = uf[w, 3]
+        if w == rb:
+            break
+    uf[rb, 0] = ra
+    uf[rb, 1] = rel
+    uf[ra, 2] += uf[rb, 2]
+    nb = uf[rb, 3]
+    uf[rb, 3] = uf[ra, 3]
+    uf[ra, 3] = nb
+    utrail[sc[ULEN]] = rb
+    sc[ULEN] += 1
+
+
+@njit(cache=True)
 def _set(e, val, lat, rs):
     """Assign edge ``e``; update counts, classes, the path ends (mate) and the queue.
 
     The cells beside ``e`` differ (val 1) or agree (val 0) in inside/outside: their classes join.
     """
-    st, pt, cl, uf, trail, mtrail, utrail = rs.st, rs.pt, rs.cl, rs.uf, rs.trail, rs.mtrail, rs.utrail
+    st, pt, cl, uf, trail, mtrail = rs.st, rs.pt, rs.cl, rs.uf, rs.trail, rs.mtrail
     queue, sc = rs.queue, rs.sc
-    ends, ec, ecd, pe, ce, bnd, P, NC, E = lat.ends, lat.ec, lat.ecd, lat.pe, lat.ce, lat.bnd, lat.P, lat.NC, lat.E
+    ends, ec, ecd, pe, P, NC = lat.ends, lat.ec, lat.ecd, lat.pe, lat.P, lat.NC
     st[e] = val
     trail[sc[TLEN]] = e
     sc[TLEN] += 1
@@ -106,33 +141,7 @@ def _set(e, val, lat, rs):
         if (p1 ^ p2) != val:
             return FAIL
     else:
-        ra, rb = r1, r2
-        if uf[ra, 2] < uf[rb, 2]:
-            ra, rb = rb, ra
-        # every undecided edge of rb's members may now join two cells of one class
-        w = rb
-        while True:
-            if w == NC:
-                for k in range(bnd.shape[0]):
-                    g = bnd[k]
-                    if st[g] < 0:
-                        _push(queue, sc, P + NC + E + g)
-            else:
-                for k in range(4):
-                    g = ce[w, k]
-                    if st[g] < 0:
-                        _push(queue, sc, P + NC + E + g)
-            w = uf[w, 3]
-            if w == rb:
-                break
-        uf[rb, 0] = ra
-        uf[rb, 1] = p1 ^ p2 ^ val
-        uf[ra, 2] += uf[rb, 2]
-        nb = uf[rb, 3]
-        uf[rb, 3] = uf[ra, 3]
-        uf[ra, 3] = nb
-        utrail[sc[ULEN]] = rb
-        sc[ULEN] += 1
+        _union(r1, r2, p1 ^ p2 ^ val, lat, rs)
     if val == 0:
         return OK
     if pt[a, 0] > 2 or pt[b, 0] > 2:
@@ -428,18 +437,53 @@ def _try(f, val, use_connect, lat, rs, seen, stack):
 
 
 @njit(cache=True)
-def probe(node_stop, use_connect, lat, rs, sr):
+def _relate(f, e, k, use_connect, lat, rs, seen, stack):
+    """Use ``f XOR e = k`` (edges; probing ``f`` proved it): the four cells beside the two edges XOR to
+    ``k``; where they fall into two classes (the others pairing off), those two classes join, and the
+    rules run.  Returns CHANGED (joined), OK (nothing to join), FAIL or SOLVED."""
+    ecd, uf = lat.ecd, rs.uf
+    a, pa = _find(uf, ecd[f, 0])
+    b, pb = _find(uf, ecd[f, 1])
+    c, pc = _find(uf, ecd[e, 0])
+    d, pd = _find(uf, ecd[e, 1])
+    rel = k ^ pa ^ pb ^ pc ^ pd
+    if a == b:
+        x, y = c, d
+    elif a == c:
+        x, y = b, d
+    elif a == d:
+        x, y = b, c
+    elif b == c:
+        x, y = a, d
+    elif b == d:
+        x, y = a, c
+    elif c == d:
+        x, y = a, b
+    else:
+        return OK                                   # four classes: no join says it
+    if x == y:
+        return OK if rel == 0 else FAIL
+    _union(x, y, rel, lat, rs)
+    r = fix(use_connect, lat, rs, seen, stack)
+    return CHANGED if r == OK else r
+
+
+@njit(cache=True)
+def probe(node_stop, use_connect, equivalences, lat, rs, sr):
     """Failed-literal probing with both-branch implications, over every undecided edge until nothing changes.
 
     Each edge is tried on and off (set, propagate, undo): a value that fails fixes the edge to the
-    other one; an edge value that both tries imply is fixed too.  Returns (OK, FAIL or SOLVED,
+    other one; an edge value that both tries imply is fixed too.  With ``equivalences``, an edge
+    that the two tries set to opposite values is equal to the probed edge, or to its negation, in
+    every answer: where the four cells beside the two edges reduce to two classes, those join
+    (:func:`_relate`), which is what merges a hard board's cells into few classes.  Returns (OK, FAIL or SOLVED,
     the edge whose two tries decided the most edges, for branching; -1 if none).  Before each
     edge (after the first one of this call) it returns PAUSE once ``sc[NODES]`` reaches
     ``node_stop``: the pass's position and the edges it fixed stay (slots ``P*`` of ``sc``), and
     the next call goes on from that edge, exactly as if it had not paused.
     """
     st, trail, sc = rs.st, rs.trail, rs.sc
-    seen, stack, mk, mv, common = sr.seen, sr.stack, sr.mk, sr.mv, sr.common
+    seen, stack, mk, mv, common, equiv = sr.seen, sr.stack, sr.mk, sr.mv, sr.common, sr.equiv
     E = lat.E
     if sc[PACTIVE] == 0:                       # a new probing round: its first pass
         sc[PACTIVE] = 1
@@ -482,16 +526,21 @@ def probe(node_stop, use_connect, lat, rs, sr):
         forced = 0 if r1 == FAIL else -1        # the value probing proved, if any
         n0 = 0
         ncommon = 0
+        nequiv = 0
         if forced < 0:
             r0 = _try(f, 0, use_connect, lat, rs, seen, stack)
             n0 = sc[TLEN] - tm
             if r0 == OK and r1 == OK:
                 for k in range(tm + 1, sc[TLEN]):
                     e = trail[k]
-                    if mk[e] == stamp and mv[e] == st[e]:
-                        common[ncommon] = e
-                        common[E + ncommon] = st[e]
-                        ncommon += 1
+                    if mk[e] == stamp:
+                        if mv[e] == st[e]:
+                            common[ncommon] = e
+                            common[E + ncommon] = st[e]
+                            ncommon += 1
+                        elif equivalences:              # e = f (on when f is) or e = not f
+                            equiv[nequiv] = 2 * e + (1 - mv[e])
+                            nequiv += 1
             _undo(tm, mm, um, lat, rs)
             if r0 == FAIL:
                 forced = 1
@@ -499,6 +548,19 @@ def probe(node_stop, use_connect, lat, rs, sr):
             ncommon = 1                          # decide ``f`` alone, as the values both tries imply
             common[0] = f
             common[E] = forced
+            nequiv = 0
+        joined = False
+        for k in range(nequiv):
+            if st[f] >= 0:
+                break
+            e = equiv[k] >> 1
+            if st[e] < 0:
+                r = _relate(f, e, equiv[k] & 1, use_connect, lat, rs, seen, stack)
+                if r == CHANGED:
+                    joined = True
+                elif r != OK:
+                    sc[PACTIVE] = 0
+                    return r, -1
         if ncommon > 0:
             for k in range(ncommon):
                 e = common[k]
@@ -507,6 +569,8 @@ def probe(node_stop, use_connect, lat, rs, sr):
                     if r != OK:
                         sc[PACTIVE] = 0
                         return r, -1
+            joined = True
+        if joined:
             sc[PCHANGED] = 1
             continue
         score = (n1 + 1) * (n0 + 1)
@@ -547,7 +611,7 @@ def run(node_stop, limit, use_connect, probe_depth, lat, rs, sr):
                 r = fix(use_connect, lat, rs, sr.seen, sr.stack)
             e = -1
             if r == OK and sc[DEPTH] <= probe_depth:
-                r, e = probe(node_stop, use_connect, lat, rs, sr)
+                r, e = probe(node_stop, use_connect, False, lat, rs, sr)
             if r == PAUSE:
                 return mode                     # resume: the fixed point is kept, probing goes on
             if r == OK:

@@ -106,7 +106,10 @@ class _Run:
         self.start = time.perf_counter()
         self.spec = FORMULATIONS[self.formulation]
         if isinstance(self.spec, CellFormulation) and self.spec.use_presolve and not self.interrupted_presolve:
-            self.presolve = presolve(self.board, deadline=self.start + self.time_limit)
+            # Beside a complete search the probing is capped (SAT answers most boards sooner); the
+            # method alone probes to a fixed point, which decides most of a hard board (see presolve).
+            nodes = -1 if self.complete else None
+            self.presolve = presolve(self.board, probe_nodes=nodes, deadline=self.start + self.time_limit)
 
     @property
     def sm(self) -> SlitherlinkModel:
@@ -500,8 +503,9 @@ def solve(board, *, formulation: str = "cells", method: str | None = None, backe
     a randomised search's heavy tail; the complete search answers every board
     or proves it has no answer.  Budgets are counts, not
     seconds, so the seed and thread count fix the answer and
-    ``result.found_by``.  With ``complete=False`` the lazy method is one
-    focused search (``max_steps`` caps it when given).  ``seed``
+    ``result.found_by``.  With ``complete=False`` (the QUBO method alone) the
+    presolve probes to a fixed point, and the lazy method is one focused search
+    (``max_steps`` caps it when given).  ``seed``
     seeds iteration ``k`` (from 1) with ``seed + k - 1`` (a random seed is drawn
     and recorded when None).  ``check_unique=True`` proves, after a solve,
     whether the answer is the only one (:func:`qlib.puzzles.slitherlink.counter.count_solutions`

@@ -1,0 +1,129 @@
+"""The QUBO method alone (``complete=False``): the presolve's equivalences, its verdicts, its repeatability.
+
+With no complete search beside it, a Slitherlink solve is the presolve (propagation and
+failed-edge probing to a fixed point, with the edge equivalences the probes prove), the
+cell model and its focused search with lazy cuts.  Its answers are checked against the
+exact references, and it may claim "no answer" only when the presolve proves it.
+"""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+import qlib
+from qlib.puzzles import slitherlink as sl
+from qlib.puzzles.slitherlink import counter, exact
+from qlib.puzzles.slitherlink.presolve import _classes, presolve
+
+from test_verdicts import BOARDS, _reference
+
+LOOPY = Path(__file__).resolve().parents[1] / "benchmarks" / "boards"
+
+
+def _probed(board, equivalences: bool):
+    """(edge values, number of classes) after probing to a fixed point, with or without equivalences."""
+    state = counter.root_state(board)
+    assert counter.propagate(state) == "ok"
+    status = counter.probe(state, None, equivalences=equivalences)
+    uf = state.rules.uf
+    return status, state.rules.st.copy(), len(_classes(uf, state.lattice.NC)[2])
+
+
+@pytest.mark.parametrize("name", ["slitherlink-15x15-gen-s1.txt", "slitherlink-20x20-gen-s1.txt",
+                                  "slitherlink-25x25-gen-s3.txt", "slitherlink-30x30-gen-s2.txt"])
+def test_probed_equivalences_join_classes_and_keep_the_answer(name):
+    """An equivalence a probe proves (edge e is on exactly when f is, or exactly when f is off) joins two
+    classes of cells: fewer classes, more edges decided, and the unique answer still draws from them."""
+    board = sl.parse(qlib.data_path(name))
+    answer = exact.solve_exact(board).mask
+    _, plain_edges, plain_classes = _probed(board, equivalences=False)
+    status, edges, classes = _probed(board, equivalences=True)
+    assert status in ("ok", "solved")
+    assert classes < plain_classes and (edges >= 0).sum() >= (plain_edges >= 0).sum()
+    pre = presolve(board, probe_nodes=None)
+    decided = pre.edges >= 0
+    assert np.array_equal(pre.edges[decided], answer[decided])
+    inside = sl.formulation._inside_cells(board, np.flatnonzero(answer))
+    for k in range(pre.num_classes):
+        members = np.flatnonzero(pre.cell_class == k)
+        assert len(set((inside[members] ^ pre.cell_parity[members].astype(bool)).tolist())) == 1
+    fixed = pre.cell_class < 0
+    assert np.array_equal(inside[fixed], pre.cell_parity[fixed].astype(bool))
+
+
+@pytest.mark.parametrize("index", range(1, len(BOARDS), 5))
+def test_equivalences_keep_every_answer_of_a_board(index):
+    """On boards with several answers (or none) too: every answer the counter finds agrees with the classes."""
+    board = BOARDS[index]
+    count = sl.count_solutions(board, limit=20, time_limit=30)
+    pre = presolve(board, probe_nodes=None)
+    if count.count == 0:
+        assert count.status == "exact"
+        return
+    assert pre.status != "infeasible"
+    for answer in count.solutions:
+        inside = sl.formulation._inside_cells(board, np.flatnonzero(answer))
+        for k in range(pre.num_classes):
+            members = np.flatnonzero(pre.cell_class == k)
+            assert len(set((inside[members] ^ pre.cell_parity[members].astype(bool)).tolist())) == 1
+        fixed = pre.cell_class < 0
+        assert np.array_equal(inside[fixed], pre.cell_parity[fixed].astype(bool))
+
+
+def test_probing_to_a_fixed_point_decides_a_hard_loopy_board():
+    """sgt-loopy's hard 30x30 (seed 2) is decided by the presolve alone; seed 1 leaves a few classes."""
+    decided = sl.solve(sl.parse(LOOPY / "loopy-30x30-dh-s2.loopy"), complete=False, seed=1, time_limit=60)
+    assert (decided.stop_reason, decided.found_by) == ("answer", "presolve")
+    board = sl.parse(LOOPY / "loopy-30x30-dh-s1.loopy")
+    result = sl.solve(board, complete=False, seed=1, time_limit=60)
+    assert result.solved and result.found_by == "search" and 0 < result.var_count < 60
+    assert np.array_equal(board.grid.from_hv(result.h, result.v), exact.solve_exact(board).mask)
+
+
+@pytest.mark.parametrize("index", range(0, len(BOARDS), 3))
+def test_method_alone_claims_only_what_it_proved(index):
+    """complete=False answers, runs out of time, or says "no answer" only when the presolve proves it."""
+    board = BOARDS[index]
+    solvable = _reference(board)
+    result = sl.solve(board, complete=False, seed=index, time_limit=1.0)
+    assert result.stop_reason in ("answer", "time_limit", "no_answer")
+    if result.stop_reason == "answer":
+        assert solvable and sl.check(board, result.h, result.v) == []
+        assert result.found_by in ("presolve", "search")
+    elif result.stop_reason == "no_answer":
+        assert not solvable and result.found_by == "presolve"
+    else:
+        assert result.found_by is None
+
+
+def test_method_alone_repeats_for_a_seed_and_thread_count():
+    board = sl.parse(qlib.data_path("slitherlink-25x25-gen-s1.txt"))
+    runs = [sl.solve(board, complete=False, seed=4, time_limit=60, num_threads=2) for _ in range(2)]
+    assert runs[0].solved and runs[0].found_by == runs[1].found_by == "search"
+    assert runs[0].h == runs[1].h and runs[0].v == runs[1].v
+    assert [it["cuts"] for it in runs[0].iterations] == [it["cuts"] for it in runs[1].iterations]
+
+
+def test_the_command_line_runs_the_method_alone():
+    path = str(LOOPY / "loopy-30x30-dh-s1.loopy")
+    out = subprocess.run([sys.executable, "-m", "qlib", "solve", "slitherlink", path, "--no-complete", "--seed", "2",
+                          "--json"], capture_output=True, text=True, timeout=300)
+    assert out.returncode == 0, out.stderr
+    data = json.loads(out.stdout)
+    assert data["status"] == "solved" and data["found_by"] in ("presolve", "search")
+    nono = subprocess.run([sys.executable, "-m", "qlib", "solve", "nonogram",
+                           str(qlib.data_path("nonogram-15x15-qbpp-logo.non")), "--no-complete", "--json", "--seed", "1"],
+                          capture_output=True, text=True, timeout=300)
+    assert nono.returncode == 0, nono.stderr
+    data = json.loads(nono.stdout)
+    assert data["status"] == "solved" and data["method"] == "search"
+    clash = subprocess.run([sys.executable, "-m", "qlib", "solve", "nonogram",
+                            str(qlib.data_path("nonogram-15x15-qbpp-logo.non")), "--no-complete", "--method", "auto"],
+                           capture_output=True, text=True, timeout=300)
+    assert clash.returncode == 2 and "--no-complete" in clash.stderr
