@@ -9,7 +9,8 @@ imported (pip; a failure is reported and the run goes on: without CuPy the
 arrays live in numba's device arrays), compiles the kernels (reported apart),
 then solves Slitherlink boards with the focused search alone (the loop cuts as
 lazy cuts, no complete search beside it): the seed 10x10 board of the QUBO++
-tutorial and the 30x30 and 50x50 workload boards of benchmarks/boards/, on the
+tutorial and the 30x30 and 50x50 workload boards of benchmarks/boards/ (qlib's minimal-clue boards, which
+leave the search hundreds of classes after the method alone's presolve, and sgt-loopy's hard 50x50), on the
 CPU (one replica per core) and on the GPU (several replica counts and pooling
 intervals: :func:`plan`), and anneals
 a large QUBO (the 50x50 Nonogram of the workloads as a plain QUBO) on both.
@@ -103,10 +104,12 @@ def plan(quick: bool, cores: int) -> dict:
                     cpu_replicas=2, pipeline_replicas=2, qubo=("5x5 picture", None), sa_cpu=(2, 20),
                     sa_gpu=(4, 20), sa_cap=20.0)
     return dict(boards=[("10x10 seed", ten, "cells", 30.0, [(256, {}), (16384, {})]),
-                        ("30x30 loopy-dh-s1", BOARDS / "loopy-30x30-dh-s1.loopy", "cells", 40.0,
+                        ("30x30 qlibgen-s1", BOARDS / "qlibgen-30x30-s1.txt", "cells", 40.0,
                          [(2048, {}), (16384, {}), (16384, dict(share_interval=1000))]),
-                        ("50x50 loopy-dh-s1", BOARDS / "loopy-50x50-dh-s1.loopy", "cells", 40.0,
-                         [(16384, dict(share_interval=1000))])],
+                        ("50x50 qlibgen-s1", BOARDS / "qlibgen-50x50-s1.txt", "cells", 40.0,
+                         [(16384, dict(share_interval=1000))]),
+                        ("50x50 loopy-dh-s1", BOARDS / "loopy-50x50-dh-s1.loopy", "cells", 20.0,
+                         [(2048, dict(share_interval=1000))])],
                 cpu_replicas=cores, pipeline_replicas=256,
                 qubo=("50x50 pattern-s1 QUBO", BOARDS / "pattern-50x50-s1.non"),
                 sa_cpu=(cores, 200), sa_gpu=(1024, 200), sa_cap=40.0)
@@ -225,6 +228,7 @@ def main(argv=None) -> int:
     import qlib
     from qlib.puzzles import slitherlink as sl
     from qlib.puzzles.slitherlink.formulation import FORMULATIONS
+    from qlib.puzzles.slitherlink.presolve import presolve
     from qlib.solvers import gpu
 
     kind = gpu.device_kind()
@@ -258,7 +262,8 @@ def main(argv=None) -> int:
         board = sl.parse(path)
         spec = FORMULATIONS[formulation]
         t0 = time.perf_counter()
-        sm = spec.build(board)
+        # the method alone's model: the presolve probes to a fixed point, as solve(complete=False) does
+        sm = spec.build(board, presolve=presolve(board, probe_nodes=None)) if formulation == "cells" else spec.build(board)
         compiled = spec.compile(sm)
         log(f"{name}: {compiled.var_count} variables, {compiled.term_count} terms, {compiled.num_rows} rows "
             f"(built in {time.perf_counter() - t0:.2f} s)")

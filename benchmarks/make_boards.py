@@ -8,11 +8,12 @@
 
 Families (``--only``):
 
-* ``loopy``: Slitherlink from Simon Tatham's Loopy, hard (``dh``), square grid, 10x10 to
-  50x50, seeds 1 and 2: ``sgt-loopy --generate 1 'NxNt0dh#SEED'``, kept as the game ID
-  (``loopy-NxN-dh-sSEED.loopy``, which ``slitherlink.parse`` reads).
+* ``loopy``: Slitherlink from Simon Tatham's Loopy, hard (``dh``), square grid: 10x10 (seeds 1-2),
+  20x20 to 40x40 (seeds 1-10), 50x50 (1-5) and 60x60 (1-3), and 40 wide by 30 high (1-3):
+  ``sgt-loopy --generate 1 'WxHt0dh#SEED'``, kept as the game ID
+  (``loopy-WxH-dh-sSEED.loopy``, which ``slitherlink.parse`` reads).
 * ``qlib``: minimal-clue Slitherlink from qlib's generator,
-  ``generate(N, N, 1, keep=0.0, max_nodes=...)`` at 30x30, 40x40, 50x50, written with
+  ``generate(N, N, 1, keep=0.0, max_nodes=...)`` at 20x20, 30x30, 40x40, 50x50, written with
   ``to_text()`` (``qlibgen-NxN-s1.txt``).  Every clue is tried for removal; a removal
   whose check stops at ``max_nodes`` search nodes (status unknown) keeps its clue, so
   the boards are minimal only up to that cap (the manifest counts those clues).

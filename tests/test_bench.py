@@ -307,13 +307,20 @@ def test_user_set_end_to_end(tmp_path, capsys):
     assert stored["qlib"]["commit"] is None or len(stored["qlib"]["commit"]) == 40
     assert "dirty" in stored["qlib"]
     assert set(stored["workloads"]) == {"loopy-10x10-s1", "pattern-15x15-s1"}
-    assert set(stored["workloads"]["loopy-10x10-s1"]) == {"qlib-default", "sat-exact", "backtrack"}
-    assert set(stored["workloads"]["pattern-15x15-s1"]) == {"qlib-default", "sat-exact"}
+    assert set(stored["workloads"]["loopy-10x10-s1"]) == {"qlib-default", "qubo-alone", "sat-exact", "backtrack"}
+    assert set(stored["workloads"]["pattern-15x15-s1"]) == {"qlib-default", "qubo-alone", "sat-exact"}
     for solvers in stored["workloads"].values():
         assert solvers["sat-exact"]["successes"] == 1
         assert all("found_by" in e for e in solvers["qlib-default"]["extras"])
+        # the method alone is never credited to a complete search
+        assert all(e["found_by"] in ("presolve", "propagation", "search") for e in solvers["qubo-alone"]["extras"]
+                   if e["ok"])
     tails = {(t["workload"], t["solver"]) for t in stored["tail"]}
-    assert ("loopy-10x10-s1", "backtrack") in tails and len(tails) == 5
+    assert ("loopy-10x10-s1", "backtrack") in tails and len(tails) == 7
+    groups = {(g["group"], g["solver"]): g for g in stored["groups"]}
+    alone = groups[("pattern-15x15", "qubo-alone")]
+    sat = stored["workloads"]["pattern-15x15-s1"]["sat-exact"]["median"]
+    assert alone["median_over_sat"] == pytest.approx(alone["median"] / sat)
     md = out.with_suffix(".md").read_text()
     assert "## The tail" in md and "## Per family and size" in md and "qlib commit" in md
     assert {g["group"] for g in stored["groups"]} == {"loopy-10x10", "pattern-15x15"}

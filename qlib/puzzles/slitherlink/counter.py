@@ -32,8 +32,8 @@ from ..loops import grid
 from . import propagation as K
 from .board import parse
 
-__all__ = ["Lattice", "Rules", "Search", "SearchState", "lattice", "root_state", "propagate", "probe", "nodes",
-           "BacktrackSearch", "count_solutions", "CHUNK_SECONDS"]
+__all__ = ["Lattice", "Rules", "Search", "SearchState", "lattice", "root_state", "propagate", "probe", "refutes",
+           "nodes", "BacktrackSearch", "count_solutions", "CHUNK_SECONDS"]
 
 
 class Lattice(NamedTuple):
@@ -268,6 +268,18 @@ def probe(state: SearchState, max_nodes: int | None = None, *, connect: bool = T
     stop = (1 << 62) if max_nodes is None else nodes(state) + max_nodes
     r, _ = K.probe(np.int64(stop), bool(connect), bool(equivalences), *state)
     return _RESULT[int(r)]
+
+
+def refutes(state: SearchState, cells, values, *, connect: bool = True) -> bool:
+    """Whether the rules refute "cell ``cells[k]`` lies inside the loop exactly when ``values[k]`` is 1" in
+    ``state`` (each cell a flat index): True only when propagating those values fails, so that no answer
+    agrees with all of them.  ``state`` is left as it was."""
+    cells = np.ascontiguousarray(cells, dtype=np.int64)
+    values = np.ascontiguousarray(values, dtype=np.int64)
+    lat, rs, sr = state
+    if cells.shape != values.shape or (cells.size and (cells.min() < 0 or cells.max() >= lat.NC)):
+        raise ValueError(f"cells must be flat cell indices 0..{lat.NC - 1}, one value each")
+    return bool(K.refute(cells, values, bool(connect), lat, rs, sr.seen, sr.stack))
 
 
 def probing(state: SearchState) -> bool:

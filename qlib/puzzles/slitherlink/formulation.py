@@ -20,6 +20,7 @@ import numpy as np
 import qlib
 from qlib.expr import Expr
 
+from . import counter
 from .board import Board
 from .model import SlitherlinkModel, build_model, edge_sides
 
@@ -86,6 +87,27 @@ def _forbid_cells(sm: SlitherlinkModel, loop) -> Expr:
             term = term * (~sm.class_vars[cls] if neg else sm.class_vars[cls])
         total = total + term
     return total
+
+
+def _shorten(sm: SlitherlinkModel, cells, values):
+    """A subset of the cut "``cells`` take ``values``" that the rules still refute, shortest first.
+
+    The cut forbids a loop (or traps a component): the rules refute it in the
+    presolve's state, as they close a loop that is not the answer.  Cells are
+    dropped one at a time, each only while the rest is still refuted, so the
+    shorter cut stays valid (no answer has all its values) and forbids many
+    more states than the loop it came from.  Without the presolve's state, or
+    when the rules cannot refute the whole cut, the cut stays as it is.
+    """
+    state = sm.presolve.state if sm.presolve is not None else None
+    if state is None or not counter.refutes(state, cells, values):
+        return cells, values
+    keep = np.ones(len(cells), dtype=bool)
+    for k in range(len(cells)):
+        keep[k] = False
+        if not counter.refutes(state, cells[keep], values[keep]):
+            keep[k] = True
+    return cells[keep], values[keep]
 
 
 # -----------------------------------------------------------------------------
@@ -334,7 +356,7 @@ class CellFormulation(Formulation):
         regions = [ring] if ring is not None else _loop_regions(sm, loop)
         cuts = []
         for cells, values in regions:
-            lits = _region_literals(sm, cells, values)
+            lits = _region_literals(sm, *_shorten(sm, cells, values))
             if not lits:
                 continue
             if any(cols[cls] < 0 for cls, _ in lits):

@@ -20,7 +20,7 @@ but ``sols``):
   ``common``, ``equiv``: probing scratch; ``hint``: the value each decision tries first (-1: on).
 
 Only :mod:`.counter` calls in here: :func:`run` (the search), :func:`fix` and :func:`probe` (the
-root node's rules), and the ``sc`` slots, modes and results above; the rest is private.
+root node's rules), :func:`refute` (a set of cell values against the rules), and the ``sc`` slots, modes and results above; the rest is private.
 """
 
 from __future__ import annotations
@@ -466,6 +466,32 @@ def _relate(f, e, k, use_connect, lat, rs, seen, stack):
     _union(x, y, rel, lat, rs)
     r = fix(use_connect, lat, rs, seen, stack)
     return CHANGED if r == OK else r
+
+
+@njit(cache=True)
+def refute(cells, values, use_connect, lat, rs, seen, stack):
+    """Whether the rules refute "cell ``cells[k]`` is inside exactly when ``values[k]`` is 1, for every k":
+    the cells join the outside's class with those parities and the rules run; every change is then
+    taken back.  True only on a contradiction, so no answer has all those values."""
+    uf, sc, NC = rs.uf, rs.sc, lat.NC
+    tm, mm, um = sc[TLEN], sc[MLEN], sc[ULEN]
+    r = OK
+    for k in range(cells.shape[0]):
+        a, pa = _find(uf, cells[k])
+        b, pb = _find(uf, NC)
+        rel = values[k] ^ pa ^ pb
+        if a == b:
+            if rel != 0:
+                r = FAIL
+                break
+        else:
+            _union(a, b, rel, lat, rs)
+    if r == OK:
+        r = fix(use_connect, lat, rs, seen, stack)
+    sc[QH] = 0
+    sc[QT] = 0
+    _undo(tm, mm, um, lat, rs)
+    return r == FAIL
 
 
 @njit(cache=True)
