@@ -37,8 +37,10 @@ to make and the proof; the SAT reference's time on it too.  The sgt-puzzles vers
 matters: the same seed may give another puzzle in another version (the manifest
 records it).
 
-Times (2 cores shared with two other jobs, under ``nice -n 19``; wall): loopy 184 s
-(sgt-loopy takes 13 s a 40x40 board, 73 s a 50x50 one), pattern 173 s (sgt-pattern 54-81 s a
+Times (2 cores shared with two other jobs, under ``nice -n 19``; wall): loopy 184 s for the first
+ten boards, 10x10-50x50 (sgt-loopy takes 13 s a 40x40 board, 73 s a 50x50 one); the 62 boards of
+today's list took about 37 min beside other work (18-45 s a 40x40 board, 78-129 s a 50x50 one,
+about 230 s a 60x60 one); pattern 173 s (sgt-pattern 54-81 s a
 50x50 board), random 20 s, webpbn 7 s, qlib 1204 s (139 s, 345 s and 707 s for 30x30, 40x40,
 50x50); 26.5 min wall and 19 min CPU in all.  ``--check`` re-proves the 38 boards in ~25 s.
 """

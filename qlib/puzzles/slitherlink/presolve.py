@@ -111,15 +111,28 @@ def presolve(board, *, probe: bool = True, probe_nodes: int | None = -1, deadlin
 
 def _probe(state, budget: int | None, deadline: float | None) -> str:
     """:func:`.counter.probe` for ``budget`` nodes, looking at the clock every :data:`PROBE_STEP` nodes
-    when there is a ``deadline``: a 200 x 200 board's node is a propagation over 80,000 edges."""
+    when there is a ``deadline``: a 200 x 200 board's node is a propagation over 80,000 edges.
+
+    To a fixed point (``budget`` None) it probes first without the reach check, whose walk over the
+    whole board dominates a node, then with it: the same fixed point on sgt-loopy's hard boards, in
+    a third to an eighth of the time (60x60: 0.23 s against 1.94 s)."""
+    phases = (False, True) if budget is None else (True,)
+    for connect in phases:
+        r = _probe_phase(state, budget, deadline, connect)
+        if r != "ok" or (deadline is not None and time.perf_counter() >= deadline):
+            return r
+    return r
+
+
+def _probe_phase(state, budget: int | None, deadline: float | None, connect: bool) -> str:
     if deadline is None:
-        return counter.probe(state, budget)
+        return counter.probe(state, budget, connect=connect)
     stop = None if budget is None else counter.nodes(state) + budget
     while True:
         step = PROBE_STEP if stop is None else min(PROBE_STEP, stop - counter.nodes(state))
         if step <= 0 or time.perf_counter() >= deadline:
             return "ok"
-        r = counter.probe(state, step)
+        r = counter.probe(state, step, connect=connect)
         if r != "ok" or not counter.probing(state):
             return r
 
