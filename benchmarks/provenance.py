@@ -41,7 +41,8 @@ def qlib_commit() -> dict:
 _CORE = ["qlib/solvers/*.py", "!qlib/solvers/gpu*.py", "qlib/compile.py", "qlib/expr.py", "qlib/constraints.py",
          "qlib/expand.py", "qlib/puzzles/loops.py", "qlib/puzzles/count.py", "qlib/puzzles/result.py"]
 _SLITHERLINK = [f"qlib/puzzles/slitherlink/{m}.py" for m in
-                ("solve", "rules", "presolve", "counter", "propagation", "exact", "formulation", "model", "separation")]
+                ("solve", "rules", "presolve", "counter", "propagation", "branching", "exact", "formulation",
+                 "model", "separation")]
 _NONOGRAM = [f"qlib/puzzles/nonogram/{m}.py" for m in ("solver", "engine", "lines", "model", "count", "rules")]
 MEASURED = {
     "qubo.json": _CORE + ["qlib/dimod.py", "benchmarks/qubo.py", "benchmarks/qubo_workloads.py"],

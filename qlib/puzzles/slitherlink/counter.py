@@ -30,6 +30,7 @@ from ... import validate
 from ..count import Count
 from ..loops import grid
 from . import propagation as K
+from .branching import run as run_search
 from .board import parse
 
 __all__ = ["Lattice", "Rules", "Search", "SearchState", "lattice", "root_state", "propagate", "probe", "refutes",
@@ -361,7 +362,7 @@ class BacktrackSearch:
                     return self.status
                 stop = min(stop, int(node_stop))
             nodes0, c0 = int(sc[K.NODES]), time.perf_counter()
-            mode = K.run(stop, kernel_limit, self.connect, self.probe_depth, *self.state)
+            mode = run_search(stop, kernel_limit, self.connect, self.probe_depth, *self.state)
             now = time.perf_counter()
             if mode == K.DONE:
                 self.status = "limit" if sc[K.COUNT] >= self.limit else "exhausted"

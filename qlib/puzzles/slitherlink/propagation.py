@@ -19,8 +19,10 @@ but ``sols``):
   first value, phase, the three trail marks; ``sols`` (uint8): the answers kept; ``mk``, ``mv``,
   ``common``, ``equiv``: probing scratch; ``hint``: the value each decision tries first (-1: on).
 
-Only :mod:`.counter` calls in here: :func:`run` (the search), :func:`fix` and :func:`probe` (the
-root node's rules), :func:`refute` (a set of cell values against the rules), and the ``sc`` slots, modes and results above; the rest is private.
+Only :mod:`.counter` and the branching search's kernel (:mod:`.branching`, which assigns, undoes,
+fixes and probes at every node) call in here: :func:`fix` and :func:`probe` (the root node's rules),
+:func:`refute` (a set of cell values against the rules), and the ``sc`` slots, modes and results
+above; :mod:`.branching` also uses :func:`assign` and :func:`undo`.  The rest is private.
 """
 
 from __future__ import annotations
@@ -106,7 +108,7 @@ def _union(r1, r2, rel, lat, rs):
 
 
 @njit(cache=True)
-def _set(e, val, lat, rs):
+def assign(e, val, lat, rs):
     """Assign edge ``e``; update counts, classes, the path ends (mate) and the queue.
 
     The cells beside ``e`` differ (val 1) or agree (val 0) in inside/outside: their classes join.
@@ -172,7 +174,7 @@ def _set(e, val, lat, rs):
 
 
 @njit(cache=True)
-def _undo(tmark, mmark, umark, lat, rs):
+def undo(tmark, mmark, umark, lat, rs):
     """Take back every change after the edge, mate and union trail marks."""
     st, pt, cl, uf, trail, mtrail, utrail, sc = rs.st, rs.pt, rs.cl, rs.uf, rs.trail, rs.mtrail, rs.utrail, rs.sc
     ends, ec = lat.ends, lat.ec
@@ -239,7 +241,7 @@ def _propagate(lat, rs):
                 for k in range(4):
                     g = pe[p, k]
                     if g >= 0 and st[g] < 0:
-                        r = _set(g, 0, lat, rs)
+                        r = assign(g, 0, lat, rs)
                         if r != OK:
                             return r
                 continue
@@ -276,7 +278,7 @@ def _propagate(lat, rs):
                 for k in range(4):
                     g = ce[c, k]
                     if st[g] < 0:
-                        r = _set(g, val, lat, rs)
+                        r = assign(g, val, lat, rs)
                         if r != OK:
                             return r
                 continue
@@ -311,7 +313,7 @@ def _propagate(lat, rs):
             f = g
             val = p1 ^ p2
         if f >= 0:
-            r = _set(f, val, lat, rs)
+            r = assign(f, val, lat, rs)
             if r != OK:
                 return r
     return OK
@@ -355,56 +357,11 @@ def _connect(lat, rs, seen, stack):
     changed = OK
     for f in range(E):
         if st[f] < 0 and seen[ends[f, 0]] != stamp:
-            r = _set(f, 0, lat, rs)
+            r = assign(f, 0, lat, rs)
             if r != OK:
                 return FAIL
             changed = CHANGED
     return changed
-
-
-@njit(cache=True)
-def _choose(lat, rs):
-    """The edge to branch on: at the path end with fewest open edges, else at the tightest clue."""
-    st, pt, cl = rs.st, rs.pt, rs.cl
-    pe, ce, P, NC, E = lat.pe, lat.ce, lat.P, lat.NC, lat.E
-    best = -1
-    bestunk = 99
-    for p in range(P):
-        if pt[p, 0] == 1 and pt[p, 1] < bestunk:
-            best = p
-            bestunk = pt[p, 1]
-            if bestunk <= 2:
-                break
-    if best >= 0:
-        for k in range(4):
-            f = pe[best, k]
-            if f >= 0 and st[f] < 0:
-                return f
-    bestc = -1
-    bestslack = 99
-    for c in range(NC):
-        n = cl[c, 2]
-        if n > cl[c, 0] and cl[c, 1] - (n - cl[c, 0]) < bestslack:
-            bestc = c
-            bestslack = cl[c, 1] - (n - cl[c, 0])
-    if bestc >= 0:
-        for k in range(4):
-            f = ce[bestc, k]
-            if st[f] < 0:
-                return f
-    for f in range(E):
-        if st[f] < 0:
-            return f
-    return -1
-
-
-@njit(cache=True)
-def _record(st, sols, sc):
-    k = sc[COUNT]
-    if k < sols.shape[0]:
-        for f in range(st.shape[0]):
-            sols[k, f] = 1 if st[f] == 1 else 0
-    sc[COUNT] += 1
 
 
 @njit(cache=True)
@@ -428,7 +385,7 @@ def fix(use_connect, lat, rs, seen, stack):
 @njit(cache=True)
 def _try(f, val, use_connect, lat, rs, seen, stack):
     """Set edge ``f`` to ``val`` and propagate; returns OK, FAIL or SOLVED (changes stay)."""
-    r = _set(f, val, lat, rs)
+    r = assign(f, val, lat, rs)
     if r == OK:
         return fix(use_connect, lat, rs, seen, stack)
     rs.sc[QH] = 0
@@ -490,7 +447,7 @@ def refute(cells, values, use_connect, lat, rs, seen, stack):
         r = fix(use_connect, lat, rs, seen, stack)
     sc[QH] = 0
     sc[QT] = 0
-    _undo(tm, mm, um, lat, rs)
+    undo(tm, mm, um, lat, rs)
     return r == FAIL
 
 
@@ -548,7 +505,7 @@ def probe(node_stop, use_connect, equivalences, lat, rs, sr):
                 e = trail[k]
                 mk[e] = stamp
                 mv[e] = st[e]
-        _undo(tm, mm, um, lat, rs)
+        undo(tm, mm, um, lat, rs)
         forced = 0 if r1 == FAIL else -1        # the value probing proved, if any
         n0 = 0
         ncommon = 0
@@ -567,7 +524,7 @@ def probe(node_stop, use_connect, equivalences, lat, rs, sr):
                         elif equivalences:              # e = f (on when f is) or e = not f
                             equiv[nequiv] = 2 * e + (1 - mv[e])
                             nequiv += 1
-            _undo(tm, mm, um, lat, rs)
+            undo(tm, mm, um, lat, rs)
             if r0 == FAIL:
                 forced = 1
         if forced >= 0:
@@ -603,81 +560,3 @@ def probe(node_stop, use_connect, equivalences, lat, rs, sr):
         if score > sc[PSCORE]:
             sc[PSCORE] = score
             sc[PBEST] = f
-
-
-@njit(cache=True, inline="always")
-def _enough(r, st, sols, sc, limit):
-    """Record the answer when ``r`` is SOLVED; True (and the search done) once ``limit`` are found."""
-    if r == SOLVED:
-        _record(st, sols, sc)
-        if sc[COUNT] >= limit:
-            sc[MODE] = DONE
-            return True
-    return False
-
-
-@njit(cache=True)
-def run(node_stop, limit, use_connect, probe_depth, lat, rs, sr):
-    """Depth-first search until done, ``limit`` answers found, or ``sc[NODES]`` passes ``node_stop``.
-
-    ``lv[d]`` = (edge, first value, phase, edge/mate/union trail marks) of decision ``d``; the
-    first value tried is ``hint[edge]`` (on when -1).  Probing runs at decision depths up to
-    ``probe_depth``.  Returns the mode (``DONE`` when the search is over).
-    """
-    st, sc, lv, sols, hint = rs.st, rs.sc, sr.lv, sr.sols, sr.hint
-    while True:
-        mode = sc[MODE]
-        if mode == DONE:
-            return mode
-        if sc[NODES] >= node_stop:
-            return mode
-        r = OK
-        if mode == PROPAGATE:
-            if sc[PACTIVE] == 0:               # else a paused probing pass goes on from its fixed point
-                r = fix(use_connect, lat, rs, sr.seen, sr.stack)
-            e = -1
-            if r == OK and sc[DEPTH] <= probe_depth:
-                r, e = probe(node_stop, use_connect, False, lat, rs, sr)
-            if r == PAUSE:
-                return mode                     # resume: the fixed point is kept, probing goes on
-            if r == OK:
-                if e < 0:
-                    e = _choose(lat, rs)
-                if e < 0:                       # everything decided without closing a loop
-                    r = FAIL
-                else:
-                    d = sc[DEPTH]
-                    lv[d, 0] = e
-                    lv[d, 1] = hint[e] if hint[e] >= 0 else 1
-                    lv[d, 2] = 0
-                    lv[d, 3] = sc[TLEN]
-                    lv[d, 4] = sc[MLEN]
-                    lv[d, 5] = sc[ULEN]
-                    sc[DEPTH] += 1
-                    r = _set(e, lv[d, 1], lat, rs)
-                    if r == OK:
-                        continue                # propagate next round
-                    sc[QH] = 0
-                    sc[QT] = 0
-        # here r is FAIL or SOLVED (or we were already backtracking)
-        if _enough(r, st, sols, sc, limit):
-            return DONE
-        sc[MODE] = BACKTRACK
-        while True:
-            if sc[DEPTH] == 0:
-                sc[MODE] = DONE
-                return DONE
-            d = sc[DEPTH] - 1
-            _undo(lv[d, 3], lv[d, 4], lv[d, 5], lat, rs)
-            if lv[d, 2] == 1:
-                sc[DEPTH] -= 1
-                continue
-            lv[d, 2] = 1
-            r = _set(lv[d, 0], 1 - lv[d, 1], lat, rs)
-            if r == OK:
-                sc[MODE] = PROPAGATE
-                break
-            sc[QH] = 0
-            sc[QT] = 0
-            if _enough(r, st, sols, sc, limit):
-                return DONE
