@@ -13,10 +13,10 @@ or ``all``).  The book set: the 10x10 Slitherlink of the QUBO++ tutorial
 (sl10), the 15x15 Nonogram as a plain QUBO (nono15), and every generated board
 qlib/data/slitherlink-{15,20,25,30}x{same}-gen-s*.txt present at start, grouped by size.
 The user set: the boards a user would bring, benchmarks/boards/ (make_boards.py and
-its manifest): Slitherlink from sgt-loopy (hard, 10x10-50x50, 2 each) and qlib's
-minimal-clue generator (30x30-50x50), rows qlib-default, sat-exact, backtrack;
+its manifest): Slitherlink from sgt-loopy (hard, 10x10-60x60 and 40x30) and qlib's
+minimal-clue generator (20x20-50x50), rows qlib-default, qubo-alone, sat-exact, backtrack;
 Nonograms from sgt-pattern (15x15-50x50, 2 each), ten random 30x30 grids and the
-webpbn puzzles, rows qlib-default and sat-exact (benchmarks/nonogram_sat.py).
+webpbn puzzles, rows qlib-default, qubo-alone and sat-exact (benchmarks/nonogram_sat.py).
 ``--families`` and ``--sizes`` narrow it; boards of one family and size form a
 group for the give-up rule below.  No peers, no compile measurement by default.
 Time (``make bench``: --set user --seeds 5 --cap 60, 38 boards): about 4.5 min on 2
@@ -30,7 +30,9 @@ plus one cap per board for each failing exact row.  ``--estimate`` prints the
 estimate from the last results/user.json.
 
 Rows: ``qlib-default`` is ``slitherlink.solve(board, seed=s, time_limit=cap)`` (or
-``nonogram.solve``) with no other argument; the named qlib alternatives; the
+``nonogram.solve``) with no other argument; ``qubo-alone``, on every workload, the QUBO
+method with no complete search beside it (``complete=False``; Nonogram ``method="search"``);
+the named qlib alternatives; the
 exact rows ``sat-exact`` (``slitherlink.exact.solve_exact``, CaDiCaL) and
 ``backtrack`` (``generate.count_solutions(board, limit=1)``), deterministic, run
 ``--repeats`` times; and the peers (dwave-samplers' SA and OpenJij's SA on the
