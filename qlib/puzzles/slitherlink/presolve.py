@@ -66,8 +66,10 @@ class Presolve:
 #: The probing budget of :func:`presolve` beside a complete search, in nodes (a probe tries an edge
 #: both ways: 2 nodes, each a propagation over the board).  Without one (``solve(complete=False)``)
 #: the presolve probes to a fixed point under the deadline: with the probes' equivalences that
-#: decides sgt-loopy's hard 30x30 to 50x50 boards but for 0-160 classes (0.1-1 s here).  Probing to a fixed point costs more than a SAT solve on 40x40
-#: and 50x50 boards (0.4-1.3 s against 0.2-1.0 s here), while propagation alone takes milliseconds;
+#: decides sgt-loopy's hard 30x30 to 60x60 boards but for 0-340 classes (0.05-0.5 s here).  Beside
+#: SAT the cap stays: probing to a fixed point (without equivalences, and with the reach check at
+#: every node) cost more than a SAT solve on 40x40 and 50x50 boards (0.4-1.3 s against 0.2-1.0 s
+#: here), while propagation alone takes milliseconds;
 #: this budget decides every shipped board up to 10x10 and keeps the presolve under about 40 ms at
 #: 50x50.  The default solve of the bench's Slitherlink boards (benchmarks/boards and the shipped
 #: 20x20-30x30, two seeds each) took 15.9 s in all with it, 22.8 s with full probing.
