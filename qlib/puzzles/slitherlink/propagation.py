@@ -459,7 +459,7 @@ def probe(node_stop, use_connect, equivalences, lat, rs, sr):
     other one; an edge value that both tries imply is fixed too.  With ``equivalences``, an edge
     that the two tries set to opposite values is equal to the probed edge, or to its negation, in
     every answer: where the four cells beside the two edges reduce to two classes, those join
-    (:func:`_relate`), which is what merges a hard board's cells into few classes.  Returns (OK, FAIL or SOLVED,
+    (``_relate``), which is what merges a hard board's cells into few classes.  Returns (OK, FAIL or SOLVED,
     the edge whose two tries decided the most edges, for branching; -1 if none).  Before each
     edge (after the first one of this call) it returns PAUSE once ``sc[NODES]`` reaches
     ``node_stop``: the pass's position and the edges it fixed stay (slots ``P*`` of ``sc``), and
