@@ -36,6 +36,16 @@ def _probed(board, equivalences: bool):
     return status, state.rules.st.copy(), len(_classes(uf, state.lattice.NC)[2])
 
 
+def _assert_classes_draw(board, pre, answer):
+    """The presolve's classes draw ``answer`` (an edge mask): one value per class, the fixed cells right."""
+    inside = sl.formulation._inside_cells(board, np.flatnonzero(answer))
+    for k in range(pre.num_classes):
+        members = np.flatnonzero(pre.cell_class == k)
+        assert len(set((inside[members] ^ pre.cell_parity[members].astype(bool)).tolist())) == 1
+    fixed = pre.cell_class < 0
+    assert np.array_equal(inside[fixed], pre.cell_parity[fixed].astype(bool))
+
+
 @pytest.mark.parametrize("name", ["slitherlink-15x15-gen-s1.txt", "slitherlink-20x20-gen-s1.txt",
                                   "slitherlink-25x25-gen-s3.txt", "slitherlink-30x30-gen-s2.txt"])
 def test_probed_equivalences_join_classes_and_keep_the_answer(name):
@@ -50,12 +60,7 @@ def test_probed_equivalences_join_classes_and_keep_the_answer(name):
     pre = presolve(board, probe_nodes=None)
     decided = pre.edges >= 0
     assert np.array_equal(pre.edges[decided], answer[decided])
-    inside = sl.formulation._inside_cells(board, np.flatnonzero(answer))
-    for k in range(pre.num_classes):
-        members = np.flatnonzero(pre.cell_class == k)
-        assert len(set((inside[members] ^ pre.cell_parity[members].astype(bool)).tolist())) == 1
-    fixed = pre.cell_class < 0
-    assert np.array_equal(inside[fixed], pre.cell_parity[fixed].astype(bool))
+    _assert_classes_draw(board, pre, answer)
 
 
 @pytest.mark.parametrize("index", range(1, len(BOARDS), 5))
@@ -69,12 +74,7 @@ def test_equivalences_keep_every_answer_of_a_board(index):
         return
     assert pre.status != "infeasible"
     for answer in count.solutions:
-        inside = sl.formulation._inside_cells(board, np.flatnonzero(answer))
-        for k in range(pre.num_classes):
-            members = np.flatnonzero(pre.cell_class == k)
-            assert len(set((inside[members] ^ pre.cell_parity[members].astype(bool)).tolist())) == 1
-        fixed = pre.cell_class < 0
-        assert np.array_equal(inside[fixed], pre.cell_parity[fixed].astype(bool))
+        _assert_classes_draw(board, pre, answer)
 
 
 def test_probing_to_a_fixed_point_decides_a_hard_loopy_board():
