@@ -42,8 +42,8 @@ _CORE = ["qlib/solvers/*.py", "!qlib/solvers/gpu*.py", "qlib/compile.py", "qlib/
          "qlib/expand.py", "qlib/puzzles/loops.py", "qlib/puzzles/count.py", "qlib/puzzles/result.py"]
 _SLITHERLINK = [f"qlib/puzzles/slitherlink/{m}.py" for m in
                 ("solve", "rules", "presolve", "counter", "propagation", "branching", "exact", "formulation",
-                 "model", "separation")]
-_NONOGRAM = [f"qlib/puzzles/nonogram/{m}.py" for m in ("solver", "engine", "lines", "model", "count", "rules")]
+                 "model", "separation")] + ["qlib/puzzles/sat.py", "qlib/puzzles/clock.py"]
+_NONOGRAM = [f"qlib/puzzles/nonogram/{m}.py" for m in ("solver", "engine", "lines", "model", "count", "rules", "exact")]
 MEASURED = {
     "qubo.json": _CORE + ["qlib/dimod.py", "benchmarks/qubo.py", "benchmarks/qubo_workloads.py"],
     "experiments.json": _CORE + _SLITHERLINK + ["qlib/puzzles/slitherlink/sweep.py", "qlib/sweep.py",

@@ -200,7 +200,7 @@ class _Nonogram(_Puzzle):
     def options(args) -> dict:
         if args.no_complete:
             if args.method == "auto":
-                raise _UsageError("--no-complete runs the model search alone; --method auto runs backtracking beside it")
+                raise _UsageError("--no-complete runs the model search alone; --method auto runs a complete search beside it")
             return dict(formulation=args.formulation, method="search")
         return dict(formulation=args.formulation, method=args.method)
 

@@ -10,6 +10,7 @@ pytest.importorskip("pysat")
 import qlib  # noqa: E402
 from qlib.puzzles import slitherlink as sl  # noqa: E402
 from qlib.puzzles.loops import split_loops  # noqa: E402
+from qlib.puzzles.slitherlink.counter import count_solutions  # noqa: E402
 from qlib.puzzles.slitherlink.exact import ExactResult, count_exact, solve_exact  # noqa: E402
 
 HAND_MADE = ["slitherlink-5x5-blog-ex1.txt", "slitherlink-5x5-blog-ex2.txt", "slitherlink-10x10-qbpp.txt"]
@@ -140,3 +141,21 @@ def test_bad_arguments():
     for bad in (42, None, "", "3\n4\n"):
         with pytest.raises(ValueError):
             solve_exact(bad)
+
+
+def test_check_unique_on_an_empty_board_finds_a_second_answer_by_sat():
+    """An empty 30 x 30 board has countless answers: the check blocks the answer and SAT draws another
+    single loop at once (the backtracking counter took seconds there, and ran out at 40 x 40)."""
+    board = sl.parse_text("\n".join(["." * 30] * 30) + "\n")
+    result = sl.solve(board, seed=1, check_unique=True, time_limit=20)
+    assert result.solved and result.unique is False
+    second = result.second_answer
+    h, v = board.grid.to_hv(second)
+    assert sl.is_solution(board, h, v) and not np.array_equal(second, board.grid.from_hv(result.h, result.v))
+
+
+def test_check_unique_proves_a_unique_board_by_sat():
+    board = sl.parse(qlib.data_path("slitherlink-10x10-qbpp.txt"))
+    result = sl.solve(board, seed=1, check_unique=True)
+    assert result.solved and result.unique is True and result.second_answer is None
+    assert count_solutions(board, limit=2).count == 1   # the backtracking counter agrees

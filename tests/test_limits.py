@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 import math
 import os
 import signal
@@ -231,3 +232,78 @@ def test_the_available_memory_is_read_at_most_every_reading_seconds(monkeypatch)
     assert limits._available_memory() == 4096 and limits._available_memory() == 4096 and len(reads) == 1
     monkeypatch.setattr(limits, "READING_SECONDS", 0.0)
     assert limits._available_memory() == 8192 and len(reads) == 2        # an old reading is renewed
+
+
+def _thin_board(n: int, density: float, seed: int):
+    """An n x n Slitherlink with a random clue on ``density`` of its cells: large, loose and hard for SAT."""
+    rng = np.random.default_rng(seed)
+    rows = ["".join(str(rng.integers(0, 4)) if rng.random() < density else "." for _ in range(n)) for _ in range(n)]
+    return sl.parse_text("\n".join(rows) + "\n")
+
+
+@pytest.mark.parametrize("options, limit", [({}, 2.0), ({"complete": False}, 2.0),
+                                            ({"formulation": "hubo"}, 0.3), ({"formulation": "qubo"}, 0.3)])
+def test_a_thin_200x200_slitherlink_keeps_its_limit(options, limit):
+    """No SAT slice starts that the last one says would end past the deadline, the loop clauses and the
+    model's building look at the clock, and the cell model builds in linear time: a 200 x 200 board with
+    2 % of its cells clued ends within the limit (+10 %, +0.5 s), in each part that can take the time."""
+    board = _thin_board(200, 0.02, seed=0)
+    sl.solve(sl.parse(qlib.data_path("slitherlink-10x10-qbpp.txt")), seed=1, **options)   # compile off the clock
+    t0 = time.perf_counter()
+    result = sl.solve(board, seed=1, time_limit=limit, **options)
+    elapsed = time.perf_counter() - t0
+    assert elapsed <= 1.1 * limit + 0.5, f"{options}: {elapsed:.2f} s for a {limit} s limit"
+    assert result.stop_reason in ("time_limit", "answer", "no_answer")
+    assert not result.solved or sl.is_solution(board, result.h, result.v)
+
+
+def test_a_200x200_nonogram_propagation_keeps_its_limit():
+    """Line solving starts with a small chunk of work and grows it from the speed it measures: one line
+    of a 200 x 200 puzzle can take a millisecond, and 512 of them would overrun a short limit."""
+    from qlib.puzzles import nonogram as ng
+
+    puzzle = _random_nonogram(200, 1)
+    ng.solve(ng.parse(qlib.data_path("nonogram-webpbn-6.non")), seed=1)
+    for complete in ("sat", "backtrack"):
+        t0 = time.perf_counter()
+        result = ng.solve(puzzle, seed=1, time_limit=0.5, complete=complete)
+        elapsed = time.perf_counter() - t0
+        assert elapsed <= 1.1 * 0.5 + 0.5, f"{complete}: {elapsed:.2f} s for a 0.5 s limit"
+        assert result.solved or result.stop_reason == "time_limit"
+
+
+SAT_INTERRUPTED = textwrap.dedent("""
+    import sys
+    from qlib.puzzles.slitherlink import exact
+    slice_ = exact.solve_slice
+    def announce(solver, conflicts, said=[]):
+        if not said:
+            said.append(True)
+            print("slicing", flush=True)
+        return slice_(solver, conflicts)
+    exact.solve_slice = announce
+    from qlib.cli import main
+    sys.exit(main(["solve", "slitherlink", {path!r}, "--time-limit", "60", "--seed", "1", "--json"]))
+""")
+
+
+def test_ctrl_c_inside_a_sat_slice_exits_130_cleanly(tmp_path):
+    """A Ctrl-C while CaDiCaL runs (the default solve of a large loose board) ends the slice, frees the
+    solver and exits 130 with the JSON of an interrupted solve: no traceback, no crash, no hang."""
+    path = tmp_path / "thin-200.txt"
+    board = _thin_board(200, 0.02, seed=0)
+    path.write_text("\n".join("".join("." if c is None else str(c) for c in row) for row in board.clues) + "\n")
+    proc = subprocess.Popen([sys.executable, "-c", SAT_INTERRUPTED.format(path=str(path))], stdout=subprocess.PIPE,
+                            stderr=subprocess.PIPE, text=True, start_new_session=True,
+                            preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_DFL))
+    try:
+        assert proc.stdout.readline().strip() == "slicing", proc.stderr.read() if proc.poll() is not None else ""
+        time.sleep(0.2)   # inside the first slice, which reads 300,000 clauses (about 0.5 s)
+        proc.send_signal(signal.SIGINT)
+        out, err = proc.communicate(timeout=60)
+    finally:
+        if proc.poll() is None:
+            os.killpg(proc.pid, signal.SIGKILL)
+    assert proc.returncode == 130, err
+    assert "Traceback" not in err and "corrupted" not in err and err.strip().splitlines()[-1] == "qlib: interrupted"
+    assert json.loads(out)["status"] == "interrupted"

@@ -123,9 +123,11 @@ def test_bella_image_needs_probing_and_is_unique():
     engine = Engine(puzzle)
     engine.presolve(time.perf_counter() + 10, probing=False)
     assert engine.undecided == 16   # no line alone decides a cell
-    result = ng.solve(puzzle, seed=0, check_unique=True)
+    result = ng.solve(puzzle, seed=0, check_unique=True, complete="backtrack")   # probing before the search
     assert (result.status, result.found_by, result.unique) == ("solved", "propagation", True)
     assert result.grid[0][0] == "#"   # "the top left square is full", as pattern.c says
+    by_sat = ng.solve(puzzle, seed=0, check_unique=True)   # beside SAT, probing takes turns: SAT answers first
+    assert (by_sat.found_by, by_sat.grid, by_sat.unique) == ("sat", result.grid, True)
     assert ng.count_solutions(puzzle)[:2] == (1, "exact")
 
 

@@ -132,17 +132,18 @@ def test_line_solver_against_every_placement():
 
 
 # -- answers and stop reasons against the oracle ----------------------------------------
-def test_count_and_solve_against_the_oracle():
+@pytest.mark.parametrize("complete", ["sat", "backtrack"])
+def test_count_and_solve_against_the_oracle(complete):
     kinds = set()
     for puzzle in random_puzzles(300, seed=5):
         expected = answers(puzzle)
         count, status, grids = ng.count_solutions(puzzle, limit=1000)
         assert status == "exact" and count == len(expected) and sorted(grids) == sorted(expected), puzzle
-        result = ng.solve(puzzle, seed=0, time_limit=20, check_unique=True)
+        result = ng.solve(puzzle, seed=0, time_limit=20, check_unique=True, complete=complete)
         kinds.add((result.stop_reason, result.found_by))
         if expected:
             assert (result.status, result.stop_reason) == ("solved", "answer")
-            assert result.found_by in ("propagation", "backtrack", "search")
+            assert result.found_by in ("propagation", complete, "search")
             assert ng.check(puzzle, result.grid) == [] and result.grid in expected
             assert result.unique is (len(expected) == 1)
             if len(expected) == 1:
@@ -151,24 +152,25 @@ def test_count_and_solve_against_the_oracle():
                 assert result.second_answer in expected and result.second_answer != result.grid
         else:
             assert (result.status, result.stop_reason, result.grid) == ("unsolved", "no_answer", None)
-            assert result.found_by in ("propagation", "backtrack")
+            assert result.found_by in ("propagation", complete)
         if result.found_by == "propagation" and result.solved:
             assert len(expected) == 1   # propagation only deduces: its answer is the only one
     assert ("answer", "propagation") in kinds and ("no_answer", "propagation") in kinds
-    assert ("answer", "backtrack") in kinds
+    assert ("answer", complete) in kinds
 
 
-def test_no_answer_proved_by_backtracking():
+@pytest.mark.parametrize("complete", ["sat", "backtrack"])
+def test_no_answer_proved_by_the_complete_search(complete):
     puzzle = ng.parse(NO_ANSWER_14x18)
-    result = ng.solve(puzzle, seed=0, time_limit=60)
-    assert (result.status, result.stop_reason, result.found_by) == ("unsolved", "no_answer", "backtrack")
-    assert result.nodes > 0 and 0 < result.decided < 1
+    result = ng.solve(puzzle, seed=0, time_limit=60, complete=complete)
+    assert (result.status, result.stop_reason, result.found_by) == ("unsolved", "no_answer", complete)
+    assert (result.nodes > 0 if complete == "backtrack" else result.conflicts > 0) and 0 < result.decided < 1
     assert ng.count_solutions(puzzle, limit=1, time_limit=60)[:2] == (0, "exact")
 
 
 def test_answer_found_by_the_search_of_the_open_cells():
-    puzzle = ng.parse(PERMUTATIONS_12)
-    result = ng.solve(puzzle, seed=3, time_limit=60, check_unique=True)
+    puzzle = ng.parse(PERMUTATIONS_12)   # 12! answers: the search finds one before backtracking does
+    result = ng.solve(puzzle, seed=3, time_limit=60, check_unique=True, complete="backtrack")
     assert (result.status, result.stop_reason, result.found_by) == ("solved", "answer", "search")
     assert ng.check(puzzle, result.grid) == [] and result.steps > 0 and result.var_count > 0
     assert result.unique is False and ng.check(puzzle, result.second_answer) == []
@@ -224,12 +226,15 @@ def test_known_cells_are_checked():
 
 
 # -- determinism, the time limit, Ctrl-C ------------------------------------------------------
-@pytest.mark.parametrize("clues, found_by", [(PERMUTATIONS_12, "search"), (NO_ANSWER_14x18, "backtrack")])
-def test_same_seed_and_threads_same_outcome(clues, found_by):
+@pytest.mark.parametrize("clues, complete, found_by", [(PERMUTATIONS_12, "backtrack", "search"),
+                                                       (NO_ANSWER_14x18, "backtrack", "backtrack"),
+                                                       (NO_ANSWER_14x18, "sat", "sat"), (HARD_30, "sat", "sat")])
+def test_same_seed_and_threads_same_outcome(clues, complete, found_by):
     puzzle = ng.parse(clues)
-    runs = [ng.solve(puzzle, seed=11, time_limit=60, num_threads=1) for _ in range(2)]
+    runs = [ng.solve(puzzle, seed=11, time_limit=60, num_threads=1, complete=complete) for _ in range(2)]
     assert runs[0].found_by == found_by
-    keys = [(r.status, r.stop_reason, r.found_by, r.grid, r.rounds, r.work, r.nodes, r.steps) for r in runs]
+    keys = [(r.status, r.stop_reason, r.found_by, r.grid, r.rounds, r.work, r.conflicts, r.nodes, r.steps)
+            for r in runs]
     assert keys[0] == keys[1]
 
 
@@ -260,12 +265,17 @@ def test_ctrl_c_ends_the_solve_as_interrupted(monkeypatch):
         raise KeyboardInterrupt
 
     monkeypatch.setattr(Engine, "backtrack", interrupted)
-    result = ng.solve(puzzle, seed=1, time_limit=10)
+    result = ng.solve(puzzle, seed=1, time_limit=10, complete="backtrack")
+    assert (result.status, result.stop_reason, result.grid) == ("interrupted", "interrupted", None)
+    monkeypatch.undo()
+    import qlib.puzzles.nonogram.exact as exact_module
+    monkeypatch.setattr(exact_module, "solve_slice", interrupted)
+    result = ng.solve(puzzle, seed=1, time_limit=10)   # Ctrl-C in SAT, the default complete search
     assert (result.status, result.stop_reason, result.grid) == ("interrupted", "interrupted", None)
     monkeypatch.undo()
     import qlib.puzzles.nonogram.solver as solve_module
     monkeypatch.setattr(solve_module.qlib, "solve", interrupted)
-    result = ng.solve(ng.parse(PERMUTATIONS_12), seed=3, time_limit=10)   # Ctrl-C in the search stage
+    result = ng.solve(ng.parse(PERMUTATIONS_12), seed=3, time_limit=10, complete="backtrack")   # in the search
     assert (result.status, result.stop_reason) == ("interrupted", "interrupted")
 
 
@@ -294,6 +304,10 @@ def test_methods_and_their_options():
         ng.solve(puzzle, time_limit="1")
     assert ng.warmup() < 1.0 and isinstance(ng.warmup(), float)
     result = ng.solve(puzzle, seed=0)
-    assert str(result).startswith("solved (answer, found by backtrack)")
+    assert str(result).startswith("solved (answer, found by sat)")
+    assert ng.solve(puzzle, seed=0, complete="backtrack").found_by == "backtrack"
+    for bad in ("cdcl", True, None):
+        with pytest.raises(ValueError, match="complete"):
+            ng.solve(puzzle, complete=bad)
     assert set(result.timings) >= {"jit_seconds", "propagation_seconds", "build_seconds", "search_seconds",
-                                   "backtrack_seconds", "unique_seconds", "solve_seconds"}
+                                   "complete_seconds", "unique_seconds", "solve_seconds"}

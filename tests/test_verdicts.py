@@ -229,9 +229,9 @@ def test_ctrl_c_during_the_uniqueness_check_keeps_the_answer(puzzle, monkeypatch
         raise KeyboardInterrupt
 
     if puzzle == "slitherlink":
-        from qlib.puzzles.slitherlink import counter
+        from qlib.puzzles.slitherlink import exact
 
-        monkeypatch.setattr(counter, "count_solutions", interrupted)
+        monkeypatch.setattr(exact.SatSearch, "block", interrupted)   # the proof blocks the answer first
         path = qlib.data_path("slitherlink-10x10-qbpp.txt")
         result = sl.solve(sl.parse(path), seed=1, check_unique=True)
         assert sl.is_solution(sl.parse(path), result.h, result.v)
@@ -239,7 +239,8 @@ def test_ctrl_c_during_the_uniqueness_check_keeps_the_answer(puzzle, monkeypatch
         from qlib.puzzles import nonogram as ng
         from qlib.puzzles.nonogram import solver
 
-        monkeypatch.setattr(solver, "count_from", interrupted)
+        monkeypatch.setattr(solver, "count_from", interrupted)        # the backtracking proof
+        monkeypatch.setattr(solver.SatSearch, "block", interrupted)   # SAT's proof, the default
         path = Path(__file__).parent.parent / "benchmarks" / "boards" / "random-30x30-s0.non"   # two answers
         result = ng.solve(ng.parse(path), seed=1, check_unique=True)
         assert result.found_by != "propagation" and ng.check(ng.parse(path), result.grid) == []

@@ -26,7 +26,8 @@ class Engine:
         self.puzzle = puzzle
         self.clues = lines.flatten(puzzle.rows, puzzle.columns)
         self.work = lines.new_work(self.clues, grid)
-        self.chunk = 512
+        self.chunk = 16   # grows fourfold a chunk while the measured speed allows: a line of a large
+                          # puzzle can take a millisecond, so a large first chunk would overrun the limit
 
     @property
     def work_done(self) -> int:
@@ -71,13 +72,14 @@ class Engine:
                 rate = done / max(now - t0, 1e-6)
                 self.chunk = int(max(16, min(rate * min(CHUNK_SECONDS, deadline - now), 4 * self.chunk)))
 
-    def presolve(self, deadline: float, probing: bool = True) -> int:
+    def presolve(self, deadline: float, probing: bool = True, limit: int = lines.UNLIMITED) -> int:
         """Propagate, then (``probing``) probe to the fixed point: OK, CONTRADICTION (a proof
-        that the puzzle has no answer) or TIME_UP."""
+        that the puzzle has no answer), PAUSED (the work counter reached ``limit``; call again
+        to go on) or TIME_UP."""
         c, wk = self.clues, self.work
-        status = self._run(lambda budget: lines.propagate(c, wk, budget), deadline)
+        status = self._run(lambda budget: lines.propagate(c, wk, budget), deadline, limit)
         if status == lines.OK and probing and self.undecided:
-            status = self._run(lambda budget: lines.probe(c, wk, budget), deadline)
+            status = self._run(lambda budget: lines.probe(c, wk, budget), deadline, limit)
             if status == lines.OK:   # the last probing round scored every open cell: branch at once
                 wk.stat[lines.PHASE] = lines.BRANCH
         return status

@@ -15,6 +15,7 @@ import numpy as np
 
 import qlib
 
+from .. import clock
 from ..result import ModelSizes
 from .parsing import parse
 from .puzzle import BLACK, WHITE, Nonogram, clue_text, normalise_grid, line_slack, packed_starts
@@ -145,17 +146,8 @@ def _shift_ranges(puzzle: Nonogram, grid: np.ndarray):
     return ranges
 
 
-class BuildTimeUp(Exception):
-    """:func:`build_model` passed its ``deadline`` before the model was finished."""
-
-
 #: Constraints expanded at a time (formulation "qubo"), with a look at the clock between batches.
 _BATCH = 256
-
-
-def _check_clock(deadline) -> None:
-    if deadline is not None and time.perf_counter() > deadline:
-        raise BuildTimeUp
 
 
 def _expand(model, deadline) -> qlib.Model:
@@ -165,7 +157,7 @@ def _expand(model, deadline) -> qlib.Model:
     constraints = list(model.constraints)
     report = dict(model.report, slack_vars=[], slack_by_constraint={})
     for b in range(0, len(constraints), _BATCH):
-        _check_clock(deadline)
+        clock.check(deadline)
         part = qlib.expand_cons(qlib.Model(qlib.sum([]), constraints[b:b + _BATCH]),
                                 prefix=f"{qlib.expand.AUX_PREFIX}{b}")
         pieces.append(part.objective)
@@ -192,7 +184,7 @@ def build_model(puzzle, formulation: str = "cons", known=None, *, deadline: floa
     zero-energy states are then the answers that agree with the known cells.
     Known cells that leave a line no placement raise ValueError.  ``deadline`` (a
     ``time.perf_counter()`` value) makes a build still running then raise
-    ``BuildTimeUp``, so that a solve keeps its time limit on a large puzzle.
+    :class:`qlib.puzzles.clock.TimeUp`, so that a solve keeps its time limit on a large puzzle.
     """
     if formulation not in FORMULATIONS:
         raise ValueError(f"unknown formulation {formulation!r}; choose one of {', '.join(FORMULATIONS)}")
@@ -200,15 +192,15 @@ def build_model(puzzle, formulation: str = "cons", known=None, *, deadline: floa
     grid = None if known is None else known_cells(puzzle, known)
     ranges = [None] * (puzzle.height + puzzle.width) if grid is None else _shift_ranges(puzzle, grid)
     h = puzzle.height
-    row_vars = tuple(_check_clock(deadline) or _line_vars(f"row{i}", clue, puzzle.width, ranges[i])
+    row_vars = tuple(clock.check(deadline) or _line_vars(f"row{i}", clue, puzzle.width, ranges[i])
                      for i, clue in enumerate(puzzle.rows))
-    col_vars = tuple(_check_clock(deadline) or _line_vars(f"col{j}", clue, puzzle.height, ranges[h + j])
+    col_vars = tuple(clock.check(deadline) or _line_vars(f"col{j}", clue, puzzle.height, ranges[h + j])
                      for j, clue in enumerate(puzzle.columns))
     shown = None if grid is None else tuple("".join("?" if v < 0 else BLACK if v else WHITE for v in row)
                                             for row in grid)
     nm = NonogramModel(puzzle, qlib.Model(), row_vars, col_vars, formulation, shown)
 
-    objective = qlib.sum(_check_clock(deadline) or line_penalty(walls) for walls in row_vars + col_vars)
+    objective = qlib.sum(clock.check(deadline) or line_penalty(walls) for walls in row_vars + col_vars)
     constraints, conflicts = [], []
 
     def require(difference, label, cell):
@@ -221,7 +213,7 @@ def build_model(puzzle, formulation: str = "cons", known=None, *, deadline: floa
             objective = objective + difference.constant_term ** 2
 
     for i in range(puzzle.height):
-        _check_clock(deadline)
+        clock.check(deadline)
         for j in range(puzzle.width):
             value = -1 if grid is None else int(grid[i, j])
             if value < 0:

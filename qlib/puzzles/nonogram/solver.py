@@ -1,4 +1,4 @@
-"""Solving a nonogram: propagation first, then the domain-wall search and backtracking in turns.
+"""Solving a nonogram: propagation first, then the domain-wall search and a complete search in turns.
 
 ``method="auto"`` (the default for the default model):
 
@@ -9,22 +9,25 @@
    no answer.
 2. otherwise, rounds ``r = 0, 1, 2, ...`` until an answer, a proof or the time limit:
 
-   * **backtracking**: the depth-first search of :mod:`.lines` (branching on the
-     undecided cell whose probe decides the most, propagating and probing at every
-     node) goes on for ``FIRST_WORK * 2**r`` more line solves.  It is complete: when
-     it has closed every branch, there is no answer.
+   * **the complete search** (``complete``): SAT (:mod:`.exact`, CaDiCaL, the
+     propagated cells as unit clauses; the default) goes on for
+     ``FIRST_CONFLICTS * 2**r`` more conflicts, or backtracking (``complete="backtrack"``:
+     the depth-first search of :mod:`.lines`, branching on the undecided cell whose
+     probe decides the most, propagating and probing at every node) for
+     ``FIRST_WORK * 2**r`` more line solves.  Either is complete: when it has
+     closed every branch, there is no answer.
    * **search**: the domain-wall model of the cells still undecided after step 1
      (:func:`~qlib.puzzles.nonogram.model.build_model` with ``known``; built at its first turn, once the
      time left allows building it) is minimised with the focused search
      (:func:`qlib.solve`, ``max_steps = FIRST_STEPS * 2**r``, seed ``seed + r``;
      with simulated annealing, ``max_rounds = 2**r``).
 
-   Both budgets count work, not seconds, so a seed and a thread count give the same
+   The budgets count work, not seconds, so a seed and a thread count give the same
    ``found_by`` and grid on every run, unless the time limit stopped a stage.
-   Measured (see the budgets below): backtracking answers random grids (little
-   to propagate, a few branches after probing) first; the search answers wide-open
-   boards first (e.g. 12 x 12 with every clue 1: 12! answers), where probing every
-   node costs more than it decides.
+   The complete search answers random grids (little to propagate, many branches)
+   first; the model search answers wide-open boards first (e.g. 12 x 12 with every
+   clue 1: 12! answers).  On sgt's random-grid 30x30 boards backtracking took up
+   to 19.5 times SAT's time (benchmarks/results/user.md), hence SAT by default.
 
 ``method="search"``: the model of the whole puzzle, minimised by :func:`qlib.solve`
 until energy 0 or the time limit, as the source formulation does.
@@ -34,6 +37,7 @@ from __future__ import annotations
 
 import time
 from dataclasses import dataclass, field
+from functools import partial
 from typing import Any, Callable
 
 import numpy as np
@@ -47,16 +51,24 @@ from . import lines
 from .count import count_from
 from .display import render_text
 from .engine import TIME_UP, Engine
+from ..clock import TimeUp
+from .exact import SatSearch
 from .engine import warmup as _warm_engine
-from .model import FORMULATIONS, BuildTimeUp, build_model, decode, encode
+from .model import FORMULATIONS, build_model, decode, encode
 from .parsing import parse
 from .puzzle import Nonogram
 from .rules import is_solution
 
 #: The methods :func:`solve` takes (``method="auto"`` or ``"search"``).
 METHODS = ("auto", "search")
+#: The complete searches ``method="auto"`` can run beside the model search (``complete=``).
+COMPLETE = ("sat", "backtrack")
 #: Line solves of backtracking in the first round of ``method="auto"``; doubled every round.
 FIRST_WORK = 4096
+#: Conflicts of SAT in the first round of ``method="auto"``; doubled every round.
+FIRST_CONFLICTS = 2000
+#: Line solves of probing in the first round beside SAT (about 50 ms on 30x30); doubled every round.
+FIRST_PROBE_WORK = 512
 #: Steps of the focused search in the first round (per replica); doubled every round.  With the
 #: first budgets, a round's search and backtracking take about as long (15-20 ms each on 30x30).
 FIRST_STEPS = 5000
@@ -75,11 +87,11 @@ class NonogramResult(PuzzleResult):
     ``status`` is "solved" (``grid`` passes :func:`check`), "unsolved" or
     "interrupted".  ``stop_reason`` says why the solve ended, and each is a true
     claim: "answer" (``grid`` is an answer), "time_limit", "no_answer" (proved:
-    propagation met a contradiction, backtracking closed every branch, or the
+    propagation met a contradiction, the complete search closed every branch, or the
     exhaustive backend found no zero-energy state), "interrupted" (Ctrl-C),
     "max_steps"/"max_rounds" (only when the caller set that option of
     ``method="search"``).  ``found_by`` names the stage that settled it:
-    "propagation", "backtrack" or "search" (None when nothing was settled).
+    "propagation", "sat", "backtrack" or "search" (None when nothing was settled).
 
     ``var_count``, ``term_count`` and ``energy`` describe the model that was
     searched (for ``method="auto"`` the reduced model of the undecided cells;
@@ -91,10 +103,11 @@ class NonogramResult(PuzzleResult):
     when there is no answer and a search ran (else None).  ``timings``:
     ``jit_seconds`` (compiling or loading kernels, before the clock starts),
     ``propagation_seconds``, ``build_seconds``, ``search_seconds``,
-    ``backtrack_seconds``, ``unique_seconds`` and ``solve_seconds`` (all of the
-    solve; ``seconds`` is the same).  ``decided``: the share of cells propagation
-    decided; ``rounds``: the rounds of search and backtracking; ``work``: line
-    solves of the exact engine; ``nodes``: its branches; ``steps``: search steps.
+    ``complete_seconds`` (SAT or backtracking), ``unique_seconds`` and ``solve_seconds``
+    (all of the solve; ``seconds`` is the same).  ``decided``: the share of cells
+    propagation decided; ``rounds``: the rounds of the model and complete searches;
+    ``work``: line solves of the propagation engine (propagation, backtracking);
+    ``conflicts``: SAT's conflicts; ``nodes``: backtracking's branches; ``steps``: search steps.
     ``unique`` (with ``check_unique``): True, False (``second_answer`` holds
     another answer) or None (not known).
     """
@@ -108,6 +121,7 @@ class NonogramResult(PuzzleResult):
     decided: float | None = None
     rounds: int = 0
     work: int = 0
+    conflicts: int = 0
     nodes: int = 0
     steps: int = 0
     puzzle: Nonogram | None = field(default=None, repr=False)
@@ -184,12 +198,14 @@ def _resolve_method(method, formulation, backend, options) -> str:
 
 def solve(puzzle, *, formulation: str = "cons", method: str | None = None, backend: str = "cpu",
           seed: int | None = None, time_limit: float = 60.0, check_unique: bool = False,
-          **options) -> NonogramResult:
+          complete: str = "sat", **options) -> NonogramResult:
     """Solve the nonogram: an answer, a proof that none exists, or the time limit.
 
     ``method="auto"`` propagates (line solving and probing), then runs the
-    domain-wall search on the cells still open and a complete backtracking search
-    in turns, with budgets that double every round (see :mod:`.solver`).
+    domain-wall search on the cells still open and a complete search in turns,
+    with budgets that double every round (see :mod:`.solver`): ``complete`` is
+    "sat" (CaDiCaL, :mod:`.exact`) or "backtrack" (qlib's line-solving backtracker).
+    ``method="search"`` is the QUBO method alone: no propagation, no complete search.
     ``method="search"`` minimises the model of the whole puzzle (``formulation``: "cons",
     native constraints, or "qubo") with :func:`qlib.solve` until energy 0.  The
     default (None) is "auto" for the default model on backend "cpu", "gpu" or "auto"
@@ -204,7 +220,7 @@ def solve(puzzle, *, formulation: str = "cons", method: str | None = None, backe
     recorded when None).  ``check_unique=True`` then finds out, within the time
     left, whether the answer is the only one (``result.unique``,
     ``result.second_answer``): an answer propagation found is unique; otherwise
-    backtracking looks for a second one.  ``options`` go to :func:`qlib.solve`
+    the complete search looks for a second one.  ``options`` go to :func:`qlib.solve`
     (e.g. ``num_replicas``, ``noise``, ``algorithm``).
     """
     puzzle = parse(puzzle)
@@ -215,6 +231,9 @@ def solve(puzzle, *, formulation: str = "cons", method: str | None = None, backe
     if seed is None:
         seed = int(np.random.SeedSequence().entropy % (1 << 62))
     method = _resolve_method(method, formulation, backend, options)
+    if isinstance(complete, bool) or complete not in COMPLETE:
+        raise ValueError(f"complete must be one of {', '.join(map(repr, COMPLETE))}, got {complete!r}")
+    check_unique = validate.boolean("check_unique", check_unique)
     check_option_names(backend, options, caller="nonogram.solve")
     if method == "auto" and backend == "auto":   # the model search's budget depends on the backend
         from ...solvers import gpu
@@ -228,16 +247,20 @@ def solve(puzzle, *, formulation: str = "cons", method: str | None = None, backe
     if method == "search":
         jit += _warm_search(backend)
     run = _Run(puzzle, formulation, method, backend, int(seed), float(time_limit), options)
+    run.complete = complete
     run.jit = jit
     try:
-        result = run.auto() if method == "auto" else run.search()
-    except KeyboardInterrupt:
-        result = run.result("interrupted", "interrupted")
-    if check_unique and result.solved:
         try:
-            run.check_unique(result)
-        except KeyboardInterrupt:   # the answer in result.grid still stands; only the check is unknown
-            result.stop_reason = "interrupted"
+            result = run.auto() if method == "auto" else run.search()
+        except KeyboardInterrupt:
+            result = run.result("interrupted", "interrupted")
+        if check_unique and result.solved:
+            try:
+                run.check_unique(result)
+            except KeyboardInterrupt:   # the answer in result.grid still stands; only the check is unknown
+                result.stop_reason = "interrupted"
+    finally:
+        run.close()
     result.timings["jit_seconds"] = run.jit
     result.seconds = result.timings["solve_seconds"] = time.perf_counter() - run.start - run.held
     return result
@@ -252,8 +275,10 @@ class _Run:
         self.start = time.perf_counter()
         self.deadline = self.start + time_limit
         self.timings = {key: 0.0 for key in ("propagation_seconds", "build_seconds", "search_seconds",
-                                             "backtrack_seconds", "unique_seconds")}
+                                             "complete_seconds", "unique_seconds")}
         self.engine: Engine | None = None
+        self.complete = "sat"
+        self.sat: SatSearch | None = None   # the complete search, when it is SAT
         self.model = None            # the searched NonogramModel
         self.compiled = None
         self.best = None             # the searched model's best Solution
@@ -265,6 +290,11 @@ class _Run:
 
     def left(self) -> float:
         return self.deadline - time.perf_counter()
+
+    def close(self):
+        if self.sat is not None:
+            self.sat.close()
+            self.sat = None
 
     def _clock(self, key, t0):
         self.timings[key] += time.perf_counter() - t0
@@ -286,11 +316,12 @@ class _Run:
             stop_reason=stop_reason, found_by=found_by, method=self.method, formulation=self.formulation,
             timings=self.timings, decided=decided, rounds=self.rounds,
             work=0 if eng is None else eng.work_done, nodes=0 if eng is None else eng.nodes,
-            steps=self.steps, puzzle=self.puzzle)
+            conflicts=0 if self.sat is None else self.sat.work, steps=self.steps, puzzle=self.puzzle)
         if self.method == "search" or grid is None:
             result._solution = self.best
-        else:
-            result._make_solution = lambda: _answer_solution(self.puzzle, self.formulation, grid, found_by, self.best)
+        else:   # a partial, not a closure: the result pickles
+            result._make_solution = partial(_answer_solution, self.puzzle, self.formulation, grid, found_by,
+                                            self.best)
         return result
 
     def _build(self, known) -> bool:
@@ -302,7 +333,7 @@ class _Run:
         t0 = time.perf_counter()
         try:
             model = build_model(self.puzzle, formulation=self.formulation, known=known, deadline=self.deadline)
-        except BuildTimeUp:
+        except TimeUp:
             self._clock("build_seconds", t0)
             return False
         if self.left() < 0.5 * (time.perf_counter() - t0):
@@ -343,35 +374,63 @@ class _Run:
     def auto(self) -> NonogramResult:
         t0 = time.perf_counter()
         self.engine = engine = Engine(self.puzzle)
-        status = engine.presolve(self.deadline)
+        # beside SAT, probing takes turns (it can cost 20 times SAT's time on a random grid); before
+        # backtracking, it runs to its fixed point, where the depth-first search starts
+        sat = self.complete == "sat"
+        status = engine.presolve(self.deadline, probing=not sat)
         self.root = engine.cells()
         self._clock("propagation_seconds", t0)
-        if status == lines.CONTRADICTION:
-            return self.result("unsolved", "no_answer", "propagation")
-        if status == TIME_UP:
-            return self.result("unsolved", "time_limit")
-        if engine.undecided == 0:
-            return self.result("solved", "answer", "propagation", engine.grid())
-        limit = engine.work_done
+        probed = not sat
+        limit = engine.work_done if not sat else 0
         while True:
-            t0 = time.perf_counter()
-            limit = min(limit + (FIRST_WORK << self.rounds), lines.UNLIMITED)
-            status = engine.backtrack(self.deadline, limit)
-            self._clock("backtrack_seconds", t0)
-            if status == lines.FOUND:
-                self.rounds += 1
-                return self.result("solved", "answer", "backtrack", engine.grid())
-            if status == lines.EXHAUSTED:
-                self.rounds += 1
-                return self.result("unsolved", "no_answer", "backtrack")
+            if status == lines.CONTRADICTION:
+                return self.result("unsolved", "no_answer", "propagation")
             if status == TIME_UP:
                 return self.result("unsolved", "time_limit")
-            grid, stop = self._search_round(self.rounds)
+            if engine.undecided == 0:
+                return self.result("solved", "answer", "propagation", engine.grid())
+            t0 = time.perf_counter()
+            if not sat:
+                limit = min(limit + (FIRST_WORK << self.rounds), lines.UNLIMITED)
+                status = engine.backtrack(self.deadline, limit)
+                status = {lines.FOUND: "solved", lines.EXHAUSTED: "unsat", TIME_UP: "time_limit"}.get(status)
+                grid = engine.grid() if status == "solved" else None
+            else:
+                if self.sat is None:
+                    try:
+                        self.sat = SatSearch(self.puzzle, self.root, self.deadline)
+                    except TimeUp:
+                        return self.result("unsolved", "time_limit")
+                limit = min(limit + (FIRST_CONFLICTS << self.rounds), lines.UNLIMITED)
+                status, grid = self.sat.advance(limit, self.deadline)
+                if status == "running" and self.left() <= 0:
+                    status = "time_limit"
+            self._clock("complete_seconds", t0)
+            if status == "solved":
+                self.rounds += 1
+                return self.result("solved", "answer", self.complete, grid)
+            if status == "unsat":
+                self.rounds += 1
+                return self.result("unsolved", "no_answer", self.complete)
+            if status == "time_limit":
+                return self.result("unsolved", "time_limit")
+            if probed:   # the model search's turn, on the cells probing left open
+                grid, stop = self._search_round(self.rounds)
+                if grid is not None:
+                    self.rounds += 1
+                    return self.result("solved", "answer", "search", grid)
+                if stop is not None:
+                    return self.result("interrupted" if stop == "interrupted" else "unsolved", stop)
+            else:   # probing's turn, until its fixed point: it gives SAT unit clauses and shrinks the model
+                t0 = time.perf_counter()
+                status = engine.presolve(self.deadline, limit=engine.work_done + (FIRST_PROBE_WORK << self.rounds))
+                probed = status == lines.OK
+                status = lines.OK if status == lines.PAUSED else status
+                known = engine.cells()
+                self.sat.fix(known, self.root)
+                self.root = known
+                self._clock("propagation_seconds", t0)
             self.rounds += 1
-            if grid is not None:
-                return self.result("solved", "answer", "search", grid)
-            if stop is not None:
-                return self.result("interrupted" if stop == "interrupted" else "unsolved", stop)
 
     def _search_round(self, r: int):
         """One budgeted search of the reduced model: (grid, None) on an answer, (None, stop_reason)
@@ -421,7 +480,18 @@ class _Run:
             return
         t0 = time.perf_counter()
         try:
-            if result.found_by == "backtrack" and self.engine is not None:
+            if self.complete == "sat" and result.found_by != "backtrack":
+                # SAT with the answer forbidden (the same search, when it found the answer)
+                if self.sat is None:
+                    try:
+                        self.sat = SatSearch(self.puzzle, self.root, self.deadline)
+                    except TimeUp:   # unique stays None: not known
+                        return
+                self.sat.block(result.grid)
+                status, other = self.sat.advance(lines.UNLIMITED, self.deadline)
+                count, status, grids = (1, "exact", []) if status == "unsat" else \
+                    (2, "limit", [other]) if status == "solved" else (1, "time_limit", [])
+            elif result.found_by == "backtrack" and self.engine is not None:
                 # go on with the same search: it has already passed every grid before this one
                 count, status, grids = count_from(self.engine, 2, self.deadline, presolve=False,
                                                   found=[result.grid])

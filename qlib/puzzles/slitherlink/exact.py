@@ -27,12 +27,11 @@ import numpy as np
 from ... import validate
 from ..count import Count, StopReason
 from ..loops import loop_satisfies_clues, split_loops
+from ..sat import solve_slice, solver_class, solver_name
 from .board import parse
 
 __all__ = ["ExactResult", "SatSearch", "solve_exact", "count_exact", "solver_name"]
 
-#: pysat solver classes, newest first: the first one installed is used.
-_SOLVERS = ("Cadical300", "Cadical195", "Cadical153")
 #: Conflicts per solver slice between two looks at the clock (about 5-50 ms on 10x10 to 50x50).
 _CONFLICTS = 1_000
 #: The work :meth:`SatSearch.advance` counts for one SAT call and its loop clauses, in conflicts
@@ -41,32 +40,13 @@ ITERATION_WORK = 20
 _NO_LIMIT = 1 << 62
 
 
-def _solver_class():
-    try:
-        from pysat import solvers
-    except ImportError as exc:  # pragma: no cover - depends on the environment
-        raise ImportError("the exact Slitherlink solver needs python-sat, a dependency of qlib: "
-                          "pip install -e .") from exc
-    for name in _SOLVERS:
-        cls = getattr(solvers, name, None)
-        if cls is not None:
-            return cls
-    raise ImportError(f"the installed python-sat has none of {', '.join(_SOLVERS)}; "
-                      "pip install -c requirements/constraints.txt -e . for the pinned version")
-
-
-def solver_name() -> str:
-    """The name of the pysat CaDiCaL class this module uses (e.g. ``"Cadical195"``)."""
-    return _solver_class().__name__
-
-
 @dataclass(frozen=True, eq=False)
 class ExactResult:
     """What :func:`solve_exact` found.
 
     ``status``: "solved" (``mask`` is a single-loop answer), "unsat" (proved:
-    no single-loop answer exists) or "time_limit" (stopped first; ``mask`` is
-    None).  ``mask`` is a uint8 edge mask in the flat edge order, ``seconds``
+    no single-loop answer exists), "time_limit" or "interrupted" (stopped
+    first, by the clock or a Ctrl-C; ``mask`` is None).  ``mask`` is a uint8 edge mask in the flat edge order, ``seconds``
     the wall time, ``iterations`` the number of SAT calls, ``loop_clauses`` the
     number of lazy loop clauses added.
     """
@@ -123,12 +103,16 @@ class SatSearch:
         g = board.grid
         self.grid = g
         self.E = g.num_edges
-        self.solver = _solver_class()()
+        self.solver = solver_class()()
         self._setup = self._static_clauses(board, g, fixed)   # added by advance(), within its deadline
         self.iterations = 0
         self.loop_clauses = 0
         self.work = 0           # conflicts, plus ITERATION_WORK per loop-clause round (see advance)
         self._pending = False   # a SAT call stopped by its budget, to go on with
+        self._slice_seconds = 0.0   # the last slice's wall time (the first: about the clauses' loading time)
+        # a loop can meet every clue on its own only if it touches every cell with a positive clue, and a
+        # loop of L edges touches at most 2 L cells: shorter loops are cut without a look at the clues
+        self._positive = sum(1 for _, _, n in board.clue_cells if n > 0)
 
     def _static_clauses(self, board, g, fixed):
         """The clue, degree and some-edge clauses (and the unit clauses of ``fixed``), in a fixed order."""
@@ -144,11 +128,13 @@ class SatSearch:
     def _add_static(self, deadline) -> bool:
         """Add the static clauses, looking at the clock every 4096; False if the deadline came first."""
         add = self.solver.add_clause
+        t0 = time.perf_counter()
         for k, clause in enumerate(self._setup):
             add(clause)
             if k % 4096 == 4095 and time.perf_counter() >= deadline:
                 return False
         self._setup = None
+        self._slice_seconds = time.perf_counter() - t0   # CaDiCaL's first call reads them all again
         return True
 
     def close(self):
@@ -171,19 +157,22 @@ class SatSearch:
         :func:`solve_exact` would cut it too, and the search takes the same
         path as there.
         pysat's CaDiCaL classes do not implement ``interrupt()``, hence the
-        slices; the solver keeps its state between them.
+        slices (:func:`qlib.puzzles.sat.solve_slice`, which a Ctrl-C cannot
+        break); the solver keeps its state between them.
         """
         if self._setup is not None and not self._add_static(deadline):
             return "running", None
         while True:
-            if self.work >= work_stop or time.perf_counter() >= deadline:
+            now = time.perf_counter()
+            # a slice is not cut mid-way: none starts that the last one says would end past the deadline
+            if self.work >= work_stop or now + self._slice_seconds >= deadline:
                 return "running", None
             if not self._pending:
                 self.iterations += 1
                 self.work += ITERATION_WORK
             before = self.solver.accum_stats().get("conflicts", 0)
-            self.solver.conf_budget(_CONFLICTS)
-            res = self.solver.solve_limited()
+            res = solve_slice(self.solver, _CONFLICTS)
+            self._slice_seconds = time.perf_counter() - now
             self.work += max(1, self.solver.accum_stats().get("conflicts", 0) - before)
             if res is None:
                 self._pending = True
@@ -198,12 +187,14 @@ class SatSearch:
             if len(loops) == 1:
                 return "solved", mask
             found = None
-            for lp in loops:
-                if loop_satisfies_clues(self.board, lp):                     # an answer on its own: keep it
-                    found = lp if found is None else found
+            for k, lp in enumerate(loops):
+                if 2 * len(lp) >= self._positive and loop_satisfies_clues(self.board, lp):
+                    found = lp if found is None else found                   # an answer on its own: keep it
                 else:
                     self.solver.add_clause([-(int(e) + 1) for e in lp])
                     self.loop_clauses += 1
+                if k % 256 == 255 and time.perf_counter() >= deadline:     # the clauses added so far hold
+                    return "running", None
             if found is not None:
                 mask = np.zeros(self.E, dtype=np.uint8)
                 mask[found] = 1
@@ -218,8 +209,8 @@ def solve_exact(board, *, time_limit: float = 60.0) -> ExactResult:
     """One single-loop answer of ``board``, or a proof that none exists.
 
     ``board`` is anything :func:`qlib.puzzles.slitherlink.parse` reads.
-    ``time_limit`` (seconds) stops the search with status "time_limit".
-    Returns an :class:`ExactResult`.
+    ``time_limit`` (seconds) stops the search with status "time_limit", and a
+    Ctrl-C with status "interrupted".  Returns an :class:`ExactResult`.
     """
     t0 = time.perf_counter()
     board = _board(board)
@@ -227,6 +218,8 @@ def solve_exact(board, *, time_limit: float = 60.0) -> ExactResult:
     search = SatSearch(board)
     try:
         status, mask = search.next_answer(deadline)
+    except KeyboardInterrupt:
+        status, mask = "interrupted", None
     finally:
         search.close()
     return ExactResult(status=status, mask=mask, seconds=time.perf_counter() - t0,
@@ -240,7 +233,7 @@ def count_exact(board, *, limit: int = 2, time_limit: float = 60.0):
     :class:`~qlib.puzzles.count.Count`, ``(count, status, masks)``: status
     "exact" (the search finished and ``count < limit`` is the number of
     answers), "limit" (``limit`` answers found: at least that many exist) or
-    "unknown" (``stop_reason`` "time_limit": ``count`` found so far); ``masks``
+    "unknown" (``stop_reason`` "time_limit" or "interrupted": ``count`` found so far); ``masks``
     are the answers found (uint8 edge masks).  ``limit=2`` proves uniqueness.
     """
     t0 = time.perf_counter()
@@ -259,5 +252,7 @@ def count_exact(board, *, limit: int = 2, time_limit: float = 60.0):
             if len(masks) >= limit:
                 return Count(masks, limit=limit, stop_reason=StopReason.LIMIT, seconds=time.perf_counter() - t0)
             search.block(mask)
+    except KeyboardInterrupt:
+        return Count(masks, limit=limit, stop_reason=StopReason.INTERRUPTED, seconds=time.perf_counter() - t0)
     finally:
         search.close()

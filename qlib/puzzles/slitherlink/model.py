@@ -28,6 +28,7 @@ import qlib
 from qlib.constraints import Model
 from qlib.expr import Expr
 
+from .. import clock
 from ..loops import Grid
 from ..result import ModelSizes
 from .board import Board, parse
@@ -63,10 +64,19 @@ class SlitherlinkModel(ModelSizes):
     class_vars: np.ndarray | None = None
 
 
-def _edge_vars(board: Board):
+def _var_rows(label: str, rows: int, cols: int, deadline) -> np.ndarray:
+    """``qlib.var(label, rows, cols)``, a row at a time with a look at the clock between rows."""
+    out = np.empty((rows, cols), dtype=object)
+    for i in range(rows):
+        clock.check(deadline)
+        out[i] = qlib.var(f"{label}[{i}]", cols)
+    return out
+
+
+def _edge_vars(board: Board, deadline=None):
     R, C = board.rows, board.cols
-    h = qlib.var("h", R + 1, C)
-    v = qlib.var("v", R, C + 1)
+    h = _var_rows("h", R + 1, C, deadline)
+    v = _var_rows("v", R, C + 1, deadline)
     edges = np.concatenate([h.ravel(), v.ravel()])
     return h, v, edges
 
@@ -79,7 +89,7 @@ def _clue_expr(g: Grid, edges, board: Board, i: int, j: int) -> Expr:
     return qlib.sum([edges[e] for e in g.cell_edges[i * board.cols + j]])
 
 
-def build_model(board, formulation: str = "cons", *, presolve=False) -> SlitherlinkModel:
+def build_model(board, formulation: str = "cons", *, presolve=False, deadline: float | None = None) -> SlitherlinkModel:
     """Clue and degree constraints of ``board``.
 
     ``formulation="cons"`` (also ``"hubo"`` and ``"inequality"``, which differ only in
@@ -96,6 +106,9 @@ def build_model(board, formulation: str = "cons", *, presolve=False) -> Slitherl
     puts in one parity class share one variable, and the outside's class is
     fixed, so the model holds only what the rules leave open; a
     :class:`~.presolve.Presolve` of ``board`` in its place is used as it is.
+    ``deadline`` (a ``time.perf_counter()`` value) makes a build still running
+    then raise :class:`qlib.puzzles.clock.TimeUp`, so that a solve keeps its
+    time limit on a large board.
     """
     board = parse(board)
     if formulation in ("hubo", "inequality"):
@@ -105,23 +118,27 @@ def build_model(board, formulation: str = "cons", *, presolve=False) -> Slitherl
     if presolve and formulation != "cells":
         raise ValueError("presolve=True builds the cell formulation; pass formulation='cells'")
     if formulation == "cells":
-        return _build_cells(board, presolve)
+        return _build_cells(board, presolve, deadline)
     g = board.grid
-    h, v, edges = _edge_vars(board)
+    h, v, edges = _edge_vars(board, deadline)
     if formulation == "cons":
-        items = [qlib.cons(_clue_expr(g, edges, board, i, j) == n, label=f"clue ({i},{j})")
-                 for i, j, n in board.clue_cells]
+        items = [_every(k, deadline) or qlib.cons(_clue_expr(g, edges, board, i, j) == n, label=f"clue ({i},{j})")
+                 for k, (i, j, n) in enumerate(board.clue_cells)]
         for p in range(g.num_points):
+            _every(p, deadline)
             i, j = g.point_ij(p)
             items.append(qlib.cons(_degree_expr(g, edges, p) == qlib.one_of(0, 2), label=f"point ({i},{j})"))
         return SlitherlinkModel(board, Model(Expr(), items), h, v, edges, g, formulation)
-    y = qlib.var("y", board.rows + 1, board.cols + 1)
+    y = _var_rows("y", board.rows + 1, board.cols + 1, deadline)
     terms: dict = {}
-    parts = [(_clue_expr(g, edges, board, i, j) - n) ** 2 for i, j, n in board.clue_cells]
+    parts = [_every(k, deadline) or (_clue_expr(g, edges, board, i, j) - n) ** 2
+             for k, (i, j, n) in enumerate(board.clue_cells)]
     for p in range(g.num_points):
+        _every(p, deadline)
         i, j = g.point_ij(p)
         parts.append((_degree_expr(g, edges, p) - 2 * y[i, j]) ** 2)
-    for part in parts:
+    for k, part in enumerate(parts):
+        _every(k, deadline)
         for t, c in part.terms.items():
             terms[t] = terms.get(t, 0) + c
     objective = Expr(terms).simplify_as_binary()
@@ -145,7 +162,13 @@ def _edge_sides(R: int, C: int) -> np.ndarray:
     return out
 
 
-def _build_cells(board: Board, use_presolve) -> SlitherlinkModel:
+def _every(k: int, deadline) -> None:
+    """Look at the clock at every 512th item of a loop (:func:`qlib.puzzles.clock.check`)."""
+    if k % 512 == 511:
+        clock.check(deadline)
+
+
+def _build_cells(board: Board, use_presolve, deadline=None) -> SlitherlinkModel:
     from .presolve import Presolve, identity, presolve
 
     g = board.grid
@@ -155,7 +178,7 @@ def _build_cells(board: Board, use_presolve) -> SlitherlinkModel:
         if pre.cell_class.shape != (R * C,) or pre.edges.shape != (g.num_edges,):
             raise ValueError(f"the presolve given is of another board size, not {R}x{C}")
     else:
-        pre = presolve(board) if use_presolve else identity(board)
+        pre = presolve(board, deadline=deadline) if use_presolve else identity(board)
     class_vars = [qlib.var(f"c[{r // C}][{r % C}]") for r in pre.representative]
     literal = np.empty(R * C, dtype=object)   # each cell's value: a constant, a class variable or its negation
     for k in range(R * C):
@@ -170,22 +193,24 @@ def _build_cells(board: Board, use_presolve) -> SlitherlinkModel:
             return Expr.constant(int(pre.cell_parity[a] ^ pre.cell_parity[b]))
         return (la + lb - 2 * la * lb).simplify_as_binary()
     edges = np.empty(g.num_edges, dtype=object)
-    edges[:] = [xor(a, b) for a, b in edge_sides(board)]
+    edges[:] = [_every(k, deadline) or xor(a, b) for k, (a, b) in enumerate(edge_sides(board))]
     items = []
-    for i, j, n in board.clue_cells:
+    for k, (i, j, n) in enumerate(board.clue_cells):
+        _every(k, deadline)
         lhs = qlib.sum([edges[e] for e in g.cell_edges[i * C + j]])
         if lhs.degree == 0:   # decided by the presolve (broken only when it proved the board infeasible)
             if lhs.constant_term != n and pre.status == "open":
                 raise AssertionError(f"presolve left clue ({i},{j}) broken; this is a bug")
             continue
         items.append(qlib.cons(lhs == n, label=f"clue ({i},{j})"))
-    objective = Expr()
     cell = literal.reshape(R, C)
+    squares = []   # summed once at the end: adding one by one copies the growing sum each time
     for i in range(R - 1):
+        clock.check(deadline)
         for j in range(C - 1):
             a, b, c, d = cell[i, j], cell[i, j + 1], cell[i + 1, j], cell[i + 1, j + 1]
-            objective = objective + a * d * _not(b) * _not(c) + _not(a) * _not(d) * b * c
-    objective = objective.simplify_as_binary()
+            squares += (a * d * _not(b) * _not(c), _not(a) * _not(d) * b * c)
+    objective = qlib.sum(squares).simplify_as_binary()
     nh = (R + 1) * C
     h = edges[:nh].reshape(R + 1, C)
     v = edges[nh:].reshape(R, C + 1)

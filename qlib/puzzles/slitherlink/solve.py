@@ -14,6 +14,7 @@ from qlib.constraints import Model
 from qlib.solvers.api import check_option_names
 from qlib.solvers.focused import LazyCuts
 
+from ..clock import TimeUp
 from ..loops import DegreeError, Grid, loop_satisfies_clues, split_loops
 from ..result import PuzzleResult
 from .board import Board, parse
@@ -101,6 +102,7 @@ class _Run:
     _sm: SlitherlinkModel | None = None
     _model: Model | None = None
     interrupted_presolve: bool = False   # a Ctrl-C stopped the presolve: report without one
+    build_seconds: float = 0.0   # building the model (compiling it takes a fraction of that)
 
     def __post_init__(self):
         self.start = time.perf_counter()
@@ -116,8 +118,10 @@ class _Run:
         """The board's model, built at its first use: a complete search that answers first never needs it."""
         if self._sm is None:
             options = {} if self.presolve is None else {"presolve": self.presolve}
-            self._sm = self.spec.build(self.board, **options)
+            t0 = time.perf_counter()
+            self._sm = self.spec.build(self.board, deadline=self.start + self.time_limit, **options)   # or TimeUp
             self._model = self._sm.model
+            self.build_seconds = time.perf_counter() - t0
         return self._sm
 
     @property
@@ -277,6 +281,8 @@ def loop_cuts(sm: SlitherlinkModel, compiled, *, cut: str | None = None, **optio
 _FIRST_ROUND = 0.02
 _STEPS_PER_SECOND = 30_000
 _EDGE_NODES_PER_SECOND = 1.2e8
+#: Compiling a model takes about this share of the time building it took (0.05 at 100x100, 0.25 at 200x200).
+_COMPILE_SHARE = 0.3
 _SAT_WORK_PER_SECOND = 8_000
 _SAT_WORK_PER_EDGE = 4
 
@@ -391,7 +397,10 @@ def _rounds(run, exact, options, cut_options, user_steps):
         if run.remaining() <= 0:
             return run.result("time_limit")
         if compiled is None:
-            compiled = run.spec.compile(run.sm, run.model)
+            sm = run.sm   # TimeUp when the deadline passes while it is built
+            if run.remaining() < _COMPILE_SHARE * run.build_seconds:   # compiling would overrun the limit
+                return run.result("time_limit")
+            compiled = run.spec.compile(sm, run.model)
             if run.remaining() <= 0:   # building the model took the time
                 return run.result("time_limit")
         if compiled.var_count == 0:   # the presolve left one state: it is an answer or there is none
@@ -515,8 +524,8 @@ def solve(board, *, formulation: str = "cells", method: str | None = None, backe
     an edge form with ``complete=False`` is one focused search.  ``seed``
     seeds iteration ``k`` (from 1) with ``seed + k - 1`` (a random seed is drawn
     and recorded when None).  ``check_unique=True`` proves, after a solve,
-    whether the answer is the only one (:func:`qlib.puzzles.slitherlink.counter.count_solutions`
-    within the time left, at least 1 s): ``result.unique`` and
+    whether the answer is the only one (SAT with the answer blocked, within
+    the time left): ``result.unique`` and
     ``result.second_answer``.  Other keyword arguments go to the backend (e.g.
     ``num_replicas``, ``num_threads``, ``noise`` for ``backend="cpu"``).
     ``backend="gpu"`` runs the focused search on the GPU, one replica per CUDA
@@ -531,6 +540,7 @@ def solve(board, *, formulation: str = "cells", method: str | None = None, backe
         raise ValueError(f"unknown method {method!r}; choose one of {', '.join(map(repr, METHODS))}")
     time_limit = validate.time_limit(time_limit)
     max_iterations = validate.integer("max_iterations", max_iterations, minimum=1, none=True)
+    check_unique = validate.boolean("check_unique", check_unique)
     if complete is None:
         complete = "sat" if formulation == "cells" and method == "lazy" else False
     if complete is False:
@@ -559,6 +569,8 @@ def solve(board, *, formulation: str = "cells", method: str | None = None, backe
     except KeyboardInterrupt:   # in the presolve or between two solves: the last state, or an empty drawing
         run = run or _Run(*args, interrupted_presolve=True)
         result = run.result("interrupted")
+    except TimeUp:   # building the model took the time
+        result = run.result("time_limit")
     result.timings["jit_seconds"] = jit
     if check_unique and result.solved:
         _check_unique(result, board, time_limit - result.seconds)   # the limit covers the check too
@@ -566,19 +578,25 @@ def solve(board, *, formulation: str = "cells", method: str | None = None, backe
 
 
 def _check_unique(result: SlitherlinkResult, board: Board, time_limit: float) -> None:
-    """Prove ``result``'s answer unique, or find a second one, within ``time_limit`` (``unique`` stays None
-    when it runs out, and after a Ctrl-C, which leaves the answer standing with stop reason "interrupted")."""
-    from .counter import count_solutions
+    """Prove ``result``'s answer unique, or find a second one, within ``time_limit``: SAT with the answer
+    blocked (:mod:`.exact`).  ``unique`` stays None when the time runs out, and after a Ctrl-C, which
+    leaves the answer standing with stop reason "interrupted"."""
+    from .exact import SatSearch
 
     t0 = time.perf_counter()
     mask = board.grid.from_hv(result.h, result.v)
-    try:
-        count = count_solutions(board, limit=2, time_limit=time_limit, hint=mask) if time_limit > 0 else None
-    except KeyboardInterrupt:
-        result.stop_reason, count = "interrupted", None
+    status, second = "time_limit", None
+    if time_limit > 0:
+        search = SatSearch(board)
+        try:
+            search.block(mask)
+            status, second = search.next_answer(t0 + time_limit)
+        except KeyboardInterrupt:
+            result.stop_reason = "interrupted"
+        finally:
+            search.close()
     result.timings["unique_seconds"] = time.perf_counter() - t0
     result.seconds += result.timings["unique_seconds"]
-    if count is not None and count.status != "unknown":
-        result.unique = count.count == 1
-        others = [s for s in count.solutions if not np.array_equal(s, mask)]
-        result.second_answer = others[0] if others else None
+    if status in ("unsat", "solved"):
+        result.unique = status == "unsat"
+        result.second_answer = second
