@@ -68,9 +68,13 @@ def time_limit(value, *, none: bool = False) -> float | None:
     return number("time_limit", value, positive=True, none=none)
 
 
+#: The largest seed: the kernels draw from 63-bit seeds, and a larger one would alias a smaller one.
+MAX_SEED = (1 << 63) - 1
+
+
 def seed(value, *, none: bool = True) -> int | None:
-    """A non-negative integer seed (None: draw one, where the caller allows it)."""
-    return integer("seed", value, minimum=0, none=none)
+    """An integer seed in ``[0, MAX_SEED]`` (None: draw one, where the caller allows it)."""
+    return integer("seed", value, minimum=0, maximum=MAX_SEED, none=none)
 
 
 def boolean(name: str, value) -> bool:

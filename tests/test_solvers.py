@@ -251,3 +251,33 @@ def test_restarts_are_counted_and_the_same_seed_repeats_them():
     assert runs[0].info["rounds"] == 6 and runs[0].info["stop_reason"] == "max_rounds"
     assert (runs[0].info["replica_states"] == runs[1].info["replica_states"]).all()
     assert (runs[0].state == runs[1].state).all() and runs[0].energy == runs[1].energy
+
+
+@pytest.mark.parametrize("options, error", [
+    (dict(num_threads=0), ValueError), (dict(num_replicas=0), ValueError), (dict(noise=float("nan")), ValueError),
+    (dict(max_steps=2 ** 63), ValueError), (dict(noise="x"), TypeError), (dict(check_unique="yes"), TypeError),
+    (dict(seed=2 ** 63), ValueError)])
+@pytest.mark.parametrize("puzzle", ["slitherlink", "nonogram"])
+def test_a_puzzle_solve_checks_option_values_before_anything_runs(puzzle, options, error):
+    """The presolve (Slitherlink) and line solving (Nonogram) answer these boards before any model
+    search starts, yet a bad value raises as qlib.solve would raise it (no silent pass)."""
+    from qlib.puzzles import nonogram as ng
+    from qlib.puzzles import slitherlink as sl
+
+    if puzzle == "slitherlink":
+        board = sl.parse(qlib.data_path("slitherlink-10x10-qbpp.txt"))
+        assert sl.solve(board, seed=1).found_by in ("presolve", "sat")   # answered before any search
+        with pytest.raises(error):
+            sl.solve(board, **{"seed": 1, **options})
+    else:
+        puzzle = ng.parse(qlib.data_path("nonogram-webpbn-6.non"))
+        assert ng.solve(puzzle, seed=1).found_by == "propagation"
+        with pytest.raises(error):
+            ng.solve(puzzle, **{"seed": 1, **options})
+
+
+def test_max_steps_beyond_64_bits_is_a_value_error():
+    model = qlib.Model(qlib.var("x") * qlib.var("y") - qlib.var("x"))
+    with pytest.raises(ValueError, match="max_steps"):
+        qlib.solve(model, algorithm="focused", max_steps=2 ** 63, seed=1)
+    assert qlib.solve(model, algorithm="focused", max_steps=2 ** 62, seed=1, target_energy=-1).energy == -1

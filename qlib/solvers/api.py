@@ -26,7 +26,7 @@ from .options import (Common, ExhaustiveOptions, FocusedOptions, GPUFocusedOptio
                       option_names)
 from .seeding import draw_seed
 
-__all__ = ["solve", "warmup", "resolve", "check_option_names",
+__all__ = ["solve", "warmup", "resolve", "check_option_names", "check_options",
            "BACKENDS", "REGISTRY", "Algorithm", "Backend", "DEFAULT_TIME_LIMIT"]
 
 BACKENDS = ("exhaustive", "cpu", "gpu", "auto")
@@ -114,6 +114,33 @@ def check_option_names(backend, names, *, extra=(), caller: str = "solve") -> No
     if stray:
         raise TypeError(f"{caller}() got unknown option(s) {', '.join(map(repr, stray))}; with backend "
                         f"{backend!r} it takes {', '.join(sorted(known))}")
+
+
+def check_options(backend, options: dict, *, extra=(), caller: str = "solve") -> None:
+    """:func:`check_option_names`, then the values: ``TypeError`` or ``ValueError`` as :func:`solve` would
+    raise them, when no algorithm of ``backend`` that takes these options takes their values.
+
+    A puzzle's solve calls it before anything runs, so that ``num_threads=0`` raises even when its
+    presolve or its complete search answers before any model search starts.  ``extra`` names the
+    caller's own options, which are not checked here.
+    """
+    check_option_names(backend, options, extra=extra, caller=caller)
+    if not isinstance(backend, str) or (backend not in REGISTRY and backend != "auto"):
+        return
+    entry = REGISTRY["cpu" if backend == "auto" else backend]
+    algorithm = options.get("algorithm", "auto")
+    names = {n for n in options if n not in extra and n != "algorithm"}
+    candidates = [a for a in entry.algorithms if (algorithm == "auto" or a.name == algorithm)
+                  and names <= set(a.option_names)]
+    errors = []
+    for alg in candidates:
+        try:
+            alg.options(**{n: options[n] for n in options if n in alg.option_names})
+            return
+        except (TypeError, ValueError) as exc:
+            errors.append(exc)
+    if errors:
+        raise errors[0]
 
 
 def resolve(backend: Backend, algorithm, compiled, target_energy, options: dict):

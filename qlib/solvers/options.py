@@ -109,6 +109,10 @@ def default_sweeps(var_count: int) -> int:
     return 300 if var_count < 500 else 1000 if var_count < 5000 else 3000
 
 
+#: The most steps a focused search may be asked for: the kernels count them in 64-bit integers.
+MAX_STEPS = 1 << 62
+
+
 @dataclass(frozen=True)
 class _FocusedShared:
     """The focused search's options on every backend (checked by :func:`_check_focused`)."""
@@ -157,7 +161,8 @@ def _check_focused(options) -> None:
     if options.lazy_cuts is not None and not isinstance(options.lazy_cuts, LazyCuts):
         raise TypeError(f"lazy_cuts must be a qlib.solvers.focused.LazyCuts or None, "
                         f"got {type(options.lazy_cuts).__name__}")
-    _set(options, "max_steps", validate.integer("max_steps", options.max_steps, minimum=1, none=True))
+    _set(options, "max_steps", validate.integer("max_steps", options.max_steps, minimum=1, maximum=MAX_STEPS,
+                                                none=True))
     _set(options, "share_cuts", validate.boolean("share_cuts", options.share_cuts))
     _set(options, "share_interval", validate.integer("share_interval", options.share_interval, minimum=1))
 

@@ -44,7 +44,7 @@ import numpy as np
 
 import qlib
 from qlib import validate
-from qlib.solvers.api import check_option_names
+from qlib.solvers.api import check_options
 
 from ..result import PuzzleResult
 from . import lines
@@ -234,7 +234,7 @@ def solve(puzzle, *, formulation: str = "cons", method: str | None = None, backe
     if isinstance(complete, bool) or complete not in COMPLETE:
         raise ValueError(f"complete must be one of {', '.join(map(repr, COMPLETE))}, got {complete!r}")
     check_unique = validate.boolean("check_unique", check_unique)
-    check_option_names(backend, options, caller="nonogram.solve")
+    check_options(backend, options, caller="nonogram.solve")
     if method == "auto" and backend == "auto":   # the model search's budget depends on the backend
         from ...solvers import gpu
 

@@ -38,6 +38,7 @@ would have defined (``&copy;``) is read as the HTML entity of that name.
 
 from __future__ import annotations
 
+import codecs
 import html.entities
 import re
 from xml.parsers import expat
@@ -76,8 +77,48 @@ class _Node:
         return next((child for child in self.children if child.tag == tag), None)
 
 
+#: Byte order marks, and the first bytes of "<?" in UTF-16 and UTF-32 without one (XML 1.0, appendix F).
+_SIGNATURES = ((codecs.BOM_UTF32_LE, "utf-32"), (codecs.BOM_UTF32_BE, "utf-32"), (codecs.BOM_UTF8, "utf-8-sig"),
+               (codecs.BOM_UTF16_LE, "utf-16"), (codecs.BOM_UTF16_BE, "utf-16"),
+               (b"<\0\0\0", "utf-32-le"), (b"\0\0\0<", "utf-32-be"), (b"<\0?\0", "utf-16-le"), (b"\0<\0?", "utf-16-be"))
+_DECLARED = re.compile(rb"\s*<\?xml[^>]*?\bencoding\s*=\s*[\"']([^\"']*)[\"']")
+
+
+def _decode(data: bytes, name: str) -> str:
+    """``data`` as text, in the encoding its byte order mark or XML declaration names (else UTF-8): expat
+    reads only single-byte encodings, and an unknown name must be an error that says where it stands."""
+    encoding = next((enc for sig, enc in _SIGNATURES if data.startswith(sig)), None)
+    if encoding is None:
+        declared = _DECLARED.match(data)
+        encoding = "utf-8"
+        if declared:
+            encoding = declared.group(1).decode("ascii", "replace")
+            at = declared.start(1)
+            line, column = data.count(b"\n", 0, at) + 1, at - data.rfind(b"\n", 0, at)
+            where = f"{name}, line {line}, column {column}"
+            try:
+                codec = codecs.lookup(encoding)
+            except LookupError:
+                codec = None
+            if codec is None or not codec._is_text_encoding:
+                raise NonogramError(f"{where}: the XML declaration names the encoding {encoding!r}, which is no "
+                                    "text encoding Python knows: expected one such as UTF-8 or ISO-8859-1")
+            if codec.name.startswith(("utf-16", "utf-32")):   # the declaration was read as single bytes
+                raise NonogramError(f"{where}: the XML declaration names {encoding!r}, but the file is written in "
+                                    "single bytes: expected the encoding it is written in (such as UTF-8)")
+    try:
+        return data.decode(encoding).removeprefix("\ufeff")
+    except UnicodeDecodeError as err:
+        line = data.count(b"\n", 0, err.start) + 1
+        column = err.start - data.rfind(b"\n", 0, err.start)
+        raise NonogramError(f"{name}, line {line}, column {column} (byte {err.start}): the bytes there are not "
+                            f"{encoding}: expected the encoding the file declares (UTF-8 when it names none)") from None
+
+
 def _tree(data, name: str) -> _Node:
     """The element tree of ``data`` (str or bytes); malformed XML and entity declarations raise located."""
+    if isinstance(data, (bytes, bytearray)):
+        data = _decode(bytes(data), name)
     parser = expat.ParserCreate()
     parser.SetParamEntityParsing(expat.XML_PARAM_ENTITY_PARSING_NEVER)
     root, stack = [], []

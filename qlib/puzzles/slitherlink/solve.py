@@ -11,7 +11,7 @@ import numpy as np
 import qlib
 from qlib import validate
 from qlib.constraints import Model
-from qlib.solvers.api import check_option_names
+from qlib.solvers.api import check_options
 from qlib.solvers.focused import LazyCuts
 
 from ..clock import TimeUp
@@ -551,8 +551,7 @@ def solve(board, *, formulation: str = "cells", method: str | None = None, backe
         raise ValueError(f"unknown complete search {complete!r}; choose one of {', '.join(map(repr, COMPLETE))}")
     elif method != "lazy":
         raise ValueError("complete= runs beside the lazy method; method='outer' is the source's iteration alone")
-    check_option_names(backend, solver_options, caller="slitherlink.solve",
-                       extra=(*_CUT_OPTIONS, "max_steps") if method == "lazy" else ())
+    check_options(backend, solver_options, caller="slitherlink.solve", extra=_CUT_OPTIONS if method == "lazy" else ())
     seed = validate.seed(seed)
     seed = int(np.random.SeedSequence().entropy % (1 << 62)) if seed is None else seed
     jit = warmup(formulation, method) if backend in ("cpu", "gpu", "auto") else 0.0
