@@ -15,6 +15,7 @@ import json
 import os
 import signal
 import sys
+import time
 
 from . import startup
 
@@ -32,7 +33,8 @@ def _parser() -> argparse.ArgumentParser:
         p.add_argument("file", help="puzzle file ('-' reads standard input)")
         p.add_argument("--backend", choices=["cpu", "gpu", "auto"], default="cpu")
         p.add_argument("--seed", type=int, default=None, help="random seed (same seed, same result)")
-        p.add_argument("--time-limit", type=float, default=60.0, help="seconds in all (default 60)")
+        p.add_argument("--time-limit", type=float, default=60.0,
+                       help="seconds in all, reading the file included (default 60)")
         p.add_argument("--json", action="store_true", help="print one JSON object instead of text")
         p.add_argument("--check-unique", action="store_true",
                        help="also find out whether the answer is the only one (JSON: \"unique\", \"second_answer\")")
@@ -247,10 +249,15 @@ def _solve(args) -> tuple[dict, str, int]:
     import importlib
 
     kind = _PUZZLES[args.puzzle]
+    from . import validate
+
     module = importlib.import_module(f"qlib.puzzles.{kind.name}")
+    limit = validate.time_limit(args.time_limit)
+    started = time.perf_counter()
     puzzle = kind.read(args)
     _check_backend(args)
-    result = module.solve(puzzle, backend=args.backend, seed=args.seed, time_limit=args.time_limit,
+    read_seconds = time.perf_counter() - started   # reading the file counts against --time-limit
+    result = module.solve(puzzle, backend=args.backend, seed=args.seed, time_limit=max(limit - read_seconds, 1e-3),
                           check_unique=args.check_unique, **kind.options(args))
     interrupted = result.stop_reason == "interrupted"
     fields = kind.fields(puzzle, result)
@@ -261,7 +268,7 @@ def _solve(args) -> tuple[dict, str, int]:
     payload = {"puzzle": kind.name, "file": args.file,
                "status": "interrupted" if interrupted else result.status,
                "stop_reason": result.stop_reason, "found_by": result.found_by,
-               "seconds": round(result.seconds, 6), **_timings(result),
+               "seconds": round(result.seconds, 6), "read_seconds": round(read_seconds, 6), **_timings(result),
                "backend": result.backend, "seed": result.seed, "formulation": args.formulation, "method": result.method,
                **fields, "unique": unique}
     drawing = kind.render(puzzle, fields)
@@ -294,8 +301,9 @@ def _show(args) -> str:
 def main(argv=None) -> int:
     """Run the command line with ``argv`` (default ``sys.argv[1:]``); returns the exit status."""
     startup.restore_ctrl_c()   # from here a Ctrl-C is a KeyboardInterrupt, handled below
-    args = _parser().parse_args(argv)
+    args = None
     try:
+        args = _parser().parse_args(argv)
         if args.command == "show":
             print(_show(args))
             return EXIT_SOLVED
@@ -303,7 +311,11 @@ def main(argv=None) -> int:
         print(json.dumps(payload) if args.json else text, flush=True)
     except KeyboardInterrupt:  # Ctrl-C while the solver does not hand back a result
         signal.signal(signal.SIGINT, signal.SIG_IGN)  # a second Ctrl-C must not print a traceback now
-        if getattr(args, "json", False):
+        if args is None:   # while the command line was read
+            line = startup.json_line(sys.argv[1:] if argv is None else list(argv))
+            if line is not None:
+                print(line, flush=True)
+        elif getattr(args, "json", False):
             print(json.dumps({"puzzle": args.puzzle, "file": args.file, "status": "interrupted"}), flush=True)
         print("qlib: interrupted", file=sys.stderr)
         return EXIT_INTERRUPTED

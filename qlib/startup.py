@@ -10,14 +10,30 @@ KeyboardInterrupt itself.  An import of qlib as a library is left alone.
 
 from __future__ import annotations
 
+import json
 import os
 import signal
 import sys
 
-__all__ = ["quiet_ctrl_c", "restore_ctrl_c"]
+__all__ = ["quiet_ctrl_c", "restore_ctrl_c", "json_line"]
+
+
+def json_line(args: list[str]) -> str | None:
+    """The line ``--json`` asks for, as :func:`qlib.cli.main` prints it for an interrupted solve (None
+    without ``--json`` in ``args``): the puzzle and file where the command line names them plainly."""
+    if "--json" not in args:
+        return None
+    words = [a for a in args if not a.startswith("-")]
+    named = words[:1] == ["solve"] and len(words) >= 3 and words[1] in ("slitherlink", "nonogram")
+    puzzle, file = (words[1], words[2]) if named else (None, None)
+    return json.dumps({"puzzle": puzzle, "file": file, "status": "interrupted"})
 
 
 def _interrupted(signum, frame):
+    line = json_line(sys.argv[1:])
+    if line is not None:
+        sys.stdout.write(line + "\n")
+        sys.stdout.flush()
     sys.stderr.write("qlib: interrupted\n")
     sys.stderr.flush()
     os._exit(130)

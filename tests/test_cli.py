@@ -117,20 +117,26 @@ IMPORT_INTERRUPTED = textwrap.dedent("""
                 os.kill(os.getpid(), signal.SIGINT)
             return None
     sys.meta_path.insert(0, SendCtrlC())
-    sys.argv = [{argv0!r}, "solve", "slitherlink", "x.txt"]
+    sys.argv = [{argv0!r}, "solve", "slitherlink", "x.txt", *{extra!r}]
     from qlib.cli import main
     print("not interrupted")
 """)
 
 
-@pytest.mark.parametrize("argv0", ["/usr/local/bin/qlib", "-c"])
-def test_ctrl_c_while_the_command_imports_exits_130_in_one_line(argv0):
-    """Under the command, a Ctrl-C during the package's imports says "qlib: interrupted" and exits 130;
-    a library import (here: ``python -c``) keeps Python's KeyboardInterrupt."""
-    proc = subprocess.run([sys.executable, "-c", IMPORT_INTERRUPTED.format(argv0=argv0)], capture_output=True,
-                          text=True, timeout=120, preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_DFL))
+@pytest.mark.parametrize("argv0, extra", [("/usr/local/bin/qlib", []), ("/usr/local/bin/qlib", ["--json"]),
+                                         ("-c", [])])
+def test_ctrl_c_while_the_command_imports_exits_130_in_one_line(argv0, extra):
+    """Under the command, a Ctrl-C during the package's imports says "qlib: interrupted" and exits 130
+    (with ``--json``, after the JSON line of an interrupted solve); a library import (here:
+    ``python -c``) keeps Python's KeyboardInterrupt."""
+    proc = subprocess.run([sys.executable, "-c", IMPORT_INTERRUPTED.format(argv0=argv0, extra=extra)],
+                          capture_output=True, text=True, timeout=120,
+                          preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_DFL))
     if argv0 == "-c":
         assert "KeyboardInterrupt" in proc.stderr and proc.returncode != 130
+    elif extra:
+        assert (proc.returncode, proc.stderr) == (130, "qlib: interrupted\n")
+        assert json.loads(proc.stdout) == {"puzzle": "slitherlink", "file": "x.txt", "status": "interrupted"}
     else:
         assert (proc.returncode, proc.stderr, proc.stdout) == (130, "qlib: interrupted\n", "")
 

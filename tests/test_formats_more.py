@@ -523,3 +523,44 @@ def test_fuzz_webpbn_raises_only_located_errors(edits, as_bytes):
         assert message.startswith("f.xml, line ") and ", column " in message and len(message) < 400, message
     else:
         assert isinstance(puzzle, ng.Nonogram)
+
+
+@pytest.mark.parametrize("encoding", ["bogus-enc", "rot13", "hex", "base64", "zlib", "utf-16", "utf-32"])
+def test_webpbn_xml_with_an_encoding_it_is_not_written_in_is_a_located_error(tmp_path, encoding):
+    """A name Python does not know, a codec that is not a text encoding, or a multi-byte encoding
+    declared in a file of single bytes: an error at the declaration's value, exit 2 from the CLI."""
+    text = WEBPBN_1.replace('<?xml version="1.0"?>', f'<?xml version="1.0" encoding="{encoding}"?>')
+    path = tmp_path / "declared.xml"
+    path.write_bytes(text.replace("&copy;", "(c)").encode("ascii"))
+    message = str(error_of(ng.parse, path))
+    assert message.startswith(f"{path}, line 1, column 31: ") and repr(encoding) in message and "expected" in message
+    proc = subprocess.run([sys.executable, "-m", "qlib", "solve", "nonogram", str(path)], capture_output=True,
+                          text=True, timeout=120)
+    assert proc.returncode == 2 and "Traceback" not in proc.stderr and "column 31" in proc.stderr
+
+
+@pytest.mark.parametrize("codec", ["utf-16", "utf-16-le", "utf-16-be", "utf-32", "utf-8-sig"])
+def test_webpbn_xml_in_a_multi_byte_encoding_reads_as_utf8_does(codec):
+    """With a byte order mark, or the first bytes of '<?' in UTF-16/32 (XML 1.0, appendix F)."""
+    name = codec.removesuffix("-le").removesuffix("-be").removesuffix("-sig")
+    text = WEBPBN_1.replace('<?xml version="1.0"?>', f'<?xml version="1.0" encoding="{name}"?>')
+    assert ng.parse_bytes(text.encode(codec)) == ng.parse_text(WEBPBN_1)
+
+
+def test_webpbn_bytes_not_in_their_encoding_are_a_located_error():
+    data = WEBPBN_1.replace("&copy;", "\xa9").encode("latin-1")   # UTF-8 by default: 0xA9 is no UTF-8 byte
+    message = str(error_of(ng.parse_bytes, data, "x.xml"))
+    line = line_of(WEBPBN_1, "&copy;", 1)
+    assert message.startswith(f"x.xml, line {line}, column ") and "byte 0xa9 is not utf-8" in message
+
+
+def test_a_board_side_over_max_side_is_refused_where_it_starts():
+    from qlib.puzzles.slitherlink.syntax import MAX_SIDE
+
+    wide = "." * (MAX_SIDE + 1) + "\n"
+    assert str(error_of(parse_text, wide, "w.txt")).startswith(f"w.txt, line 1, column {MAX_SIDE + 1}: ")
+    tall = ".\n" * (MAX_SIDE + 1)
+    assert str(error_of(parse_text, tall, "t.txt")).startswith(f"t.txt, line {MAX_SIDE + 1}, column 1: ")
+    with pytest.raises(ValueError, match=str(MAX_SIDE)):
+        sl.Board(((None,) * (MAX_SIDE + 1),))
+    assert parse_text(("." * MAX_SIDE + "\n") * 2).cols == MAX_SIDE   # the largest side is read

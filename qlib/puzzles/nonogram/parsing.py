@@ -128,7 +128,8 @@ def _decode(data: bytes, name: str) -> str:
 def parse_bytes(data: bytes, name: str = "<bytes>") -> Nonogram:
     """Read a puzzle from the bytes of a file (UTF-8; a byte that is not is reported by line and column).
 
-    Bytes that start with ``<`` are webpbn's XML, in the encoding its declaration names.
+    Bytes that start with ``<`` (or a UTF-16/32 byte order mark) are webpbn's XML, in the
+    encoding the mark or the XML declaration names.
     """
     if webpbn.looks_like_xml(data):
         return webpbn.parse_bytes(data, name)

@@ -53,6 +53,8 @@ _COLOUR = "a colour puzzle: qlib reads black-and-white nonograms only"
 def looks_like_xml(text) -> bool:
     """Whether ``text`` (str or bytes) starts, after blank space and a byte-order mark, like XML ('<')."""
     if isinstance(text, bytes):
+        if any(text.startswith(sig) for sig, enc in _SIGNATURES if enc.startswith(("utf-16", "utf-32"))):
+            return True   # '<' in two or four bytes, or a BOM of UTF-16/32 (plain text is read as UTF-8)
         return text.removeprefix(b"\xef\xbb\xbf").lstrip(b" \t\r\n").startswith(b"<")
     return text.removeprefix("\ufeff").lstrip(" \t\r\n").startswith("<")
 
@@ -108,11 +110,11 @@ def _decode(data: bytes, name: str) -> str:
                                     "single bytes: expected the encoding it is written in (such as UTF-8)")
     try:
         return data.decode(encoding).removeprefix("\ufeff")
-    except UnicodeDecodeError as err:
-        line = data.count(b"\n", 0, err.start) + 1
-        column = err.start - data.rfind(b"\n", 0, err.start)
-        raise NonogramError(f"{name}, line {line}, column {column} (byte {err.start}): the bytes there are not "
-                            f"{encoding}: expected the encoding the file declares (UTF-8 when it names none)") from None
+    except UnicodeDecodeError as err:   # the place in characters, as in the text read so far
+        before = data[:err.start].decode(encoding, "replace").removeprefix("\ufeff").split("\n")
+        raise NonogramError(f"{name}, line {len(before)}, column {len(before[-1]) + 1}: byte 0x{data[err.start]:02x} "
+                            f"is not {encoding}: expected the encoding the file declares (UTF-8 when it names none)"
+                            ) from None
 
 
 def _tree(data, name: str) -> _Node:

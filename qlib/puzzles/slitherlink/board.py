@@ -55,6 +55,9 @@ class Board:
         if not clues or not clues[0]:
             raise ValueError("a board needs at least one row and one column")
         width = len(clues[0])
+        if len(clues) > MAX_SIDE or width > MAX_SIDE:
+            raise ValueError(f"a {len(clues)}x{width} board: a side may be at most {MAX_SIDE} (as in every "
+                             "format qlib reads and writes)")
         one_cell = len(clues) == 1 and width == 1
         for i, row in enumerate(clues):
             if len(row) != width:
@@ -275,8 +278,14 @@ def _parse_rows(name, content) -> Board:
         indent = len(line) - len(line.lstrip(SPACE))
         body = line.strip(SPACE)
         row = []
+        if len(rows) == MAX_SIDE:
+            syntax.fail(name, lineno, indent + 1, f"a board has at most {MAX_SIDE} rows (as in every format): "
+                                                  f"expected the end of the board after row {MAX_SIDE}")
         for k, ch in enumerate(body):
             col = indent + k + 1
+            if k == MAX_SIDE:
+                syntax.fail(name, lineno, col, f"a row has at most {MAX_SIDE} cells (as in every format): "
+                                               "expected the end of the row")
             if ch == ".":
                 row.append(None)
             elif ch in "01234":

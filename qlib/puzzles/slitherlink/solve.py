@@ -102,14 +102,13 @@ class _Run:
     _sm: SlitherlinkModel | None = None
     _model: Model | None = None
     interrupted_presolve: bool = False   # a Ctrl-C stopped the presolve: report without one
-    build_seconds: float = 0.0   # building the model (compiling it takes a fraction of that)
+    build_seconds: float = 0.0   # building the model (compiling takes _COMPILE_SHARE of that)
 
     def __post_init__(self):
         self.start = time.perf_counter()
         self.spec = FORMULATIONS[self.formulation]
         if isinstance(self.spec, CellFormulation) and self.spec.use_presolve and not self.interrupted_presolve:
-            # Beside a complete search the probing is capped (SAT answers most boards sooner); the
-            # method alone probes to a fixed point, which decides most of a hard board (see presolve).
+            # capped beside a complete search (SAT answers sooner); alone, to a fixed point (see presolve)
             nodes = -1 if self.complete else None
             self.presolve = presolve(self.board, probe_nodes=nodes, deadline=self.start + self.time_limit)
 
@@ -397,8 +396,8 @@ def _rounds(run, exact, options, cut_options, user_steps):
         if run.remaining() <= 0:
             return run.result("time_limit")
         if compiled is None:
-            sm = run.sm   # TimeUp when the deadline passes while it is built
-            if run.remaining() < _COMPILE_SHARE * run.build_seconds:   # compiling would overrun the limit
+            sm = run.sm   # TimeUp when the deadline passes while it is built; nor may compiling overrun it
+            if run.remaining() < _COMPILE_SHARE * run.build_seconds:
                 return run.result("time_limit")
             compiled = run.spec.compile(sm, run.model)
             if run.remaining() <= 0:   # building the model took the time
