@@ -22,6 +22,7 @@ from __future__ import annotations
 
 import ast
 import copy
+import math
 import time
 
 import dimod
@@ -210,11 +211,53 @@ def decode(model, sampleset) -> list[Solution]:
 # -- the sampler ------------------------------------------------------------------------------
 
 #: dimod's names that QlibSampler takes, and qlib's own that it passes to :func:`qlib.solve` as they are.
-_DIMOD_PARAMETERS = ("num_reads", "initial_states", "initial_states_generator", "seed")
+_DIMOD_PARAMETERS = ("num_reads", "initial_states", "initial_states_generator", "seed", "beta_schedule_type",
+                     "num_sweeps_per_beta")
 _QLIB_PARAMETERS = ("time_limit", "target_energy", "num_replicas", "num_threads", "num_sweeps", "beta_range",
                     "algorithm")
 _PARAMETERS = _DIMOD_PARAMETERS + _QLIB_PARAMETERS
 _GENERATORS = ("none", "tile", "random")
+#: The time limit of a run with no limit (dimod's samplers have none): about 30 years, finite for the clock.
+_NO_TIME_LIMIT = 1e9
+#: The label prefix of the sampler's own variables: the k-th variable of the model sampled is
+#: ``_POSITION + str(k)``, so that no label is read (two labels that print alike stay two variables).
+_POSITION = "_dimod_position_"
+
+
+def _positions(count: int) -> np.ndarray:
+    """The qlib literals of the sampler's positional variables 0 .. count - 1."""
+    return np.array([2 * Var(_POSITION + str(k)).id for k in range(count)], dtype=np.int64)
+
+
+def _positional_bqm(bqm, variables) -> Expr:
+    """``bqm`` as an expression over positional variables (its NumPy vectors, no label read)."""
+    if bqm.vartype is dimod.SPIN:
+        bqm = bqm.change_vartype(dimod.BINARY, inplace=False)
+    linear, (row, col, quadratic), offset = bqm.to_numpy_vectors(variable_order=variables)
+    lit = _positions(len(variables))
+    terms: dict[tuple, float] = {(): float(offset)} if offset else {}
+    for k in np.flatnonzero(linear).tolist():
+        terms[(int(lit[k]),)] = float(linear[k])
+    a, b = lit[row], lit[col]
+    for u, v, w in zip(np.minimum(a, b).tolist(), np.maximum(a, b).tolist(), quadratic.tolist()):
+        if w:
+            terms[(u, v)] = terms.get((u, v), 0.0) + w
+    check_finite(terms, "a dimod model")
+    return Expr(terms)   # compile() simplifies it
+
+
+def _positional_polynomial(poly, variables) -> Expr:
+    """``poly`` as an expression over positional variables."""
+    if poly.vartype is dimod.SPIN:
+        poly = poly.to_binary(copy=True)
+    lit = dict(zip(variables, _positions(len(variables)).tolist()))
+    terms: dict[tuple, float] = {}
+    for term, bias in poly.items():
+        if bias:
+            key = tuple(sorted(lit[v] for v in term))
+            terms[key] = terms.get(key, 0.0) + float(bias)
+    check_finite(terms, "a dimod polynomial")
+    return Expr(terms).simplify_as_binary()
 
 
 def _start_states(compiled, lit, vartype, initial_states, generator, num_reads, seed):
@@ -251,22 +294,33 @@ class QlibSampler(dimod.Sampler, dimod.PolySampler):
     """qlib's CPU solver (:func:`qlib.solve`, ``backend="cpu"``) as a dimod sampler.
 
     ``sample(bqm)``, ``sample_qubo``, ``sample_ising``, ``sample_poly``,
-    ``sample_hubo`` and ``sample_hising`` return a ``dimod.SampleSet`` with one
-    row per read (each replica's best state; the solver's returned state is
-    added when it is none of them, found in an earlier restart).  Rows are not
-    aggregated, as dwave-samplers returns them (``num_occurrences`` 1 each;
+    ``sample_hubo`` and ``sample_hising`` return a ``dimod.SampleSet`` with
+    exactly ``num_reads`` rows, one per replica: each replica's best state
+    seen (not its final state, as dwave-samplers returns), where the
+    solver's returned state, when it came from an earlier restart, replaces
+    the worst row.  A variable with no bias takes a random value (from
+    ``seed``).  Rows are not aggregated (``num_occurrences`` 1 each;
     ``sampleset.aggregate()`` merges equal rows).  Energies are dimod's own.
+    Variables are matched by position, never by label, so any hashable
+    labels work, two labels that print alike included.
 
     dimod's names: ``num_reads`` (qlib's ``num_replicas``: one replica per
     read; default 2, or the number of ``initial_states``), ``initial_states``
     (any dimod samples-like) with ``initial_states_generator`` ("random", the
-    default, "tile" or "none", as in dwave-samplers) and ``seed``.  qlib's own
-    options go to :func:`qlib.solve` as they are: ``time_limit``,
-    ``target_energy``, ``num_threads``, ``num_sweeps``, ``beta_range``,
-    ``algorithm``.  Any other keyword raises ``TypeError``, as
-    :func:`qlib.solve` does.  ``info`` holds ``timing`` (dwave-samplers'
-    ``preprocessing_ns``, ``sampling_ns`` and ``postprocessing_ns``, beside
-    qlib's seconds), ``stop_reason``, ``seed``, ``algorithm`` and ``flips``.
+    default, "tile" or "none", as in dwave-samplers), ``seed``, and
+    dwave-samplers' ``beta_schedule_type`` and ``num_sweeps_per_beta`` where
+    they name qlib's schedule ("geometric", 1 sweep per beta; others raise
+    ``ValueError``).  qlib's own options go to :func:`qlib.solve` as they
+    are: ``time_limit``, ``target_energy``, ``num_threads``, ``num_sweeps``,
+    ``beta_range``, ``algorithm``.  Annealing without ``target_energy`` has
+    no time limit unless one is given (all its sweeps run); a focused search
+    or a search for a target keeps :func:`qlib.solve`'s default limit.  Any other keyword is ignored with a
+    ``dimod.exceptions.SamplerUnknownArgWarning``, as dimod's samplers do.
+    ``info`` holds ``timing`` (dwave-samplers' ``preprocessing_ns``,
+    ``sampling_ns`` and ``postprocessing_ns``; the kernels' first load is
+    none of them but ``jit_seconds``), ``stop_reason``, ``seed``,
+    ``algorithm``, ``flips``, and for annealing ``num_sweeps`` and
+    ``beta_range``.
 
     >>> import dimod, qlib.dimod
     >>> ss = qlib.dimod.QlibSampler().sample_qubo({("a", "b"): -1}, seed=1)
@@ -284,65 +338,100 @@ class QlibSampler(dimod.Sampler, dimod.PolySampler):
         """What the sampler is (dimod's ``Sampler.properties``)."""
         return {"backend": "cpu", "description": "qlib simulated annealing / focused search (numba)"}
 
-    def _check(self, kwargs):
-        unknown = sorted(set(kwargs) - set(_PARAMETERS))
-        if unknown:
-            raise TypeError(f"unknown option(s) {', '.join(unknown)} for QlibSampler; it accepts "
-                            f"{', '.join(_PARAMETERS)}")
+    def _check(self, kwargs) -> dict:
+        """``kwargs`` less the unknown ones (each warned of, as dimod's samplers do), checked."""
+        kwargs = self.remove_unknown_kwargs(**kwargs)
+        schedule = kwargs.pop("beta_schedule_type", None)
+        if schedule not in (None, "geometric"):
+            raise ValueError(f"beta_schedule_type={schedule!r}: qlib anneals on a geometric schedule only "
+                             "(beta_schedule_type='geometric'; beta_range sets its ends)")
+        per_beta = kwargs.pop("num_sweeps_per_beta", None)
+        if per_beta is not None and (isinstance(per_beta, bool) or per_beta != 1):
+            raise ValueError(f"num_sweeps_per_beta={per_beta!r}: qlib's schedule takes one sweep per beta (1)")
         if kwargs.get("num_reads") is not None and kwargs.get("num_replicas") is not None:
             raise TypeError("num_reads and num_replicas name the same thing (one replica per read); pass one")
         generator = kwargs.get("initial_states_generator", "random")
         if generator not in _GENERATORS:
             raise ValueError(f"initial_states_generator must be one of {', '.join(map(repr, _GENERATORS))}, "
                              f"got {generator!r}")
+        limit = kwargs.get("time_limit")
+        if limit is None or (isinstance(limit, (int, float)) and math.isinf(limit) and limit > 0):
+            # annealing without a target ends after its sweeps: it runs them all, as dimod's samplers do
+            if kwargs.get("target_energy") is None and kwargs.get("algorithm", "auto") in ("auto", "sa"):
+                kwargs["time_limit"] = _NO_TIME_LIMIT
+            elif limit is not None:
+                raise ValueError("time_limit=inf: a focused search, or a search for target_energy, may never end; "
+                                 "give a finite time_limit")
+            else:
+                kwargs.pop("time_limit", None)   # qlib.solve's default limit
+        return kwargs
 
-    def _run(self, expr: Expr, variables, vartype, energies, kwargs) -> dimod.SampleSet:
+    def _run(self, positional, model, variables, vartype, energies, kwargs) -> dimod.SampleSet:
+        """Sample ``model`` (a BQM or polynomial over ``variables``), as ``positional(model, variables)``
+        makes it a qlib expression."""
+        from . import validate
         from .solvers import solve
         from .solvers.seeding import draw_seed
 
-        self._check(kwargs)
         start = time.perf_counter()
+        kwargs = self._check(kwargs)
         options = {k: v for k, v in kwargs.items() if k in _QLIB_PARAMETERS and v is not None}
-        seed = draw_seed() if kwargs.get("seed") is None else kwargs["seed"]
-        num_reads = kwargs.get("num_reads")
+        seed = validate.seed(kwargs.get("seed"))
+        seed = draw_seed() if seed is None else seed
+        num_reads = kwargs.get("num_reads", kwargs.get("num_replicas"))
         variables = list(variables)
-        lit = _labels_to_literals(variables)
-        compiled = compile(expr)
+        lit = dict(zip(variables, _positions(len(variables)).tolist()))
+        compiled = compile(positional(model, variables))
         if kwargs.get("initial_states") is not None:
             states, num_reads = _start_states(compiled, lit, vartype, kwargs["initial_states"],
                                               kwargs.get("initial_states_generator", "random"), num_reads, seed)
             options["initial_state"] = states
         if num_reads is not None:
             options["num_replicas"] = num_reads
+        reads = validate.integer("num_reads", options.get("num_replicas", 2), minimum=1)
         sampling = time.perf_counter()
         sol = solve(compiled, backend="cpu", seed=seed, **options)
         post = time.perf_counter()
-        found = sol.samples
-        rows = np.array([state for state, _, _ in found], dtype=np.int8).reshape(len(found), sol.compiled.var_count)
-        samples = np.zeros((len(rows), len(variables)), dtype=np.int8)
+        rows = _rows(sol, reads)
+        # a variable with no term: any value (the energy does not depend on it), drawn from the seed
+        samples = np.random.default_rng(seed).integers(0, 2, size=(reads, len(variables)), dtype=np.int8)
         for j, v in enumerate(variables):
             try:
                 samples[:, j] = rows[:, sol.compiled.index_by_id(lit[v] >> 1)]
-            except KeyError:   # a variable with no term: any value, the energy does not depend on it
+            except KeyError:
                 pass
         if vartype is dimod.SPIN:
             samples = 2 * samples - 1
         sampleset = dimod.SampleSet.from_samples((samples, variables), vartype,
                                                  energy=energies((samples, variables)))
         end = time.perf_counter()
+        jit = sol.info.get("jit_seconds") or 0.0
+        solving = sol.info.get("seconds", post - sampling - jit)   # the search alone, the kernels' load apart
         sampleset.info.update(
-            timing=dict(preprocessing_ns=int((sampling - start) * 1e9), sampling_ns=int((post - sampling) * 1e9),
+            timing=dict(preprocessing_ns=int((sampling - start) * 1e9), sampling_ns=int(solving * 1e9),
                         postprocessing_ns=int((end - post) * 1e9), seconds=sol.info.get("seconds"),
-                        jit_seconds=sol.info.get("jit_seconds"), total_seconds=end - start),
+                        jit_seconds=jit, total_seconds=end - start - jit),
             stop_reason=sol.info.get("stop_reason"), seed=sol.info.get("seed"),
-            algorithm=sol.info.get("algorithm"), flips=sol.info.get("flips"))
+            algorithm=sol.info.get("algorithm"), flips=sol.info.get("flips"),
+            **{k: sol.info[k] for k in ("num_sweeps", "beta_range") if k in sol.info})
         return sampleset
 
     def sample(self, bqm, **kwargs) -> dimod.SampleSet:
         """Minimise a ``dimod.BinaryQuadraticModel`` (BINARY or SPIN) with :func:`qlib.solve`."""
-        return self._run(from_bqm(bqm), bqm.variables, bqm.vartype, bqm.energies, kwargs)
+        return self._run(_positional_bqm, bqm, bqm.variables, bqm.vartype, bqm.energies, kwargs)
 
     def sample_poly(self, polynomial, **kwargs) -> dimod.SampleSet:
         """Minimise a ``dimod.BinaryPolynomial`` (BINARY or SPIN) of any degree with :func:`qlib.solve`."""
-        return self._run(from_polynomial(polynomial), polynomial.variables, polynomial.vartype,
+        return self._run(_positional_polynomial, polynomial, polynomial.variables, polynomial.vartype,
                          polynomial.energies, kwargs)
+
+
+def _rows(sol, reads: int) -> np.ndarray:
+    """``reads`` rows of states from ``sol``: each replica's best state, the returned state in place of
+    the worst row when no replica holds it; the one state, repeated, when there was nothing to search."""
+    found = sol.samples
+    rows = np.array([state for state, _, _ in found], dtype=np.int8).reshape(len(found), sol.compiled.var_count)
+    if len(rows) > reads:   # the returned state came last, from an earlier restart
+        energies = np.array([energy for _, energy, _ in found[:reads]])
+        rows[int(np.argmax(energies))] = rows[-1]
+    return np.resize(rows, (reads, rows.shape[1]))
