@@ -420,3 +420,11 @@ def test_the_timing_keeps_the_kernels_load_apart():
     ss = QlibSampler().sample(dimod.generators.ran_r(1, 10, seed=1), seed=1, num_sweeps=100)
     timing = ss.info["timing"]
     assert timing["sampling_ns"] == int(timing["seconds"] * 1e9) and "jit_seconds" in timing
+
+
+def test_to_sampleset_gives_back_dimods_labels():
+    bqm = dimod.BQM({0: -1.0, (1, 2): -1.0, "x": 1.0}, {(0, (1, 2)): -1.0}, 0, "BINARY")
+    sol = qlib.solve(qlib.from_bqm(bqm), backend="exhaustive")
+    ss = sol.to_sampleset()
+    assert set(ss.variables) == {0, (1, 2), "x"}
+    dimod.testing.assert_sampleset_energies(ss, bqm)
