@@ -126,6 +126,7 @@ def _labels_to_literals(labels) -> dict:
 
 def from_bqm(bqm) -> Expr:
     """A ``dimod.BinaryQuadraticModel`` as a qlib expression over ``qlib.var(qlib_label(label))``."""
+    _check_biases(bqm)
     if bqm.vartype is dimod.SPIN:
         bqm = bqm.change_vartype(dimod.BINARY, inplace=False)
     lit = _labels_to_literals(bqm.variables)
@@ -145,6 +146,7 @@ def from_bqm(bqm) -> Expr:
 
 def from_polynomial(poly) -> Expr:
     """A ``dimod.BinaryPolynomial`` as a qlib expression over ``qlib.var(qlib_label(label))``."""
+    _check_terms(poly)
     if poly.vartype is dimod.SPIN:
         poly = poly.to_binary(copy=True)
     lit = _labels_to_literals(poly.variables)
@@ -224,6 +226,29 @@ _NO_TIME_LIMIT = 1e9
 _POSITION = "_dimod_position_"
 
 
+def _finite(values, name) -> None:
+    """``ValueError`` naming the first bias of ``values`` that is nan or infinite (``name(k)`` says whose)."""
+    bad = np.flatnonzero(~np.isfinite(np.asarray(values, dtype=float)))
+    if bad.size:
+        k = int(bad[0])
+        raise ValueError(f"{name(k)} of the dimod model is {values[k]}: expected a finite number")
+
+
+def _check_biases(bqm, variables=None) -> tuple:
+    """``bqm``'s NumPy vectors in the order of ``variables``, every bias checked finite by its labels."""
+    variables = list(bqm.variables) if variables is None else variables
+    linear, (row, col, quadratic), offset = bqm.to_numpy_vectors(variable_order=variables)
+    _finite(linear, lambda k: f"the linear bias of {variables[k]!r}")
+    _finite(quadratic, lambda k: f"the quadratic bias of ({variables[row[k]]!r}, {variables[col[k]]!r})")
+    _finite([offset], lambda k: "the offset")
+    return linear, (row, col, quadratic), offset
+
+
+def _check_terms(poly) -> None:
+    for term, bias in poly.items():
+        _finite([bias], lambda k: f"the bias of the term {tuple(term)!r}")
+
+
 def _positions(count: int) -> np.ndarray:
     """The qlib literals of the sampler's positional variables 0 .. count - 1."""
     return np.array([2 * Var(_POSITION + str(k)).id for k in range(count)], dtype=np.int64)
@@ -231,9 +256,10 @@ def _positions(count: int) -> np.ndarray:
 
 def _positional_bqm(bqm, variables) -> Expr:
     """``bqm`` as an expression over positional variables (its NumPy vectors, no label read)."""
+    linear, (row, col, quadratic), offset = _check_biases(bqm, variables)   # named as the caller wrote them
     if bqm.vartype is dimod.SPIN:
-        bqm = bqm.change_vartype(dimod.BINARY, inplace=False)
-    linear, (row, col, quadratic), offset = bqm.to_numpy_vectors(variable_order=variables)
+        binary = bqm.change_vartype(dimod.BINARY, inplace=False)
+        linear, (row, col, quadratic), offset = binary.to_numpy_vectors(variable_order=variables)
     lit = _positions(len(variables))
     terms: dict[tuple, float] = {(): float(offset)} if offset else {}
     for k in np.flatnonzero(linear).tolist():
@@ -248,6 +274,7 @@ def _positional_bqm(bqm, variables) -> Expr:
 
 def _positional_polynomial(poly, variables) -> Expr:
     """``poly`` as an expression over positional variables."""
+    _check_terms(poly)
     if poly.vartype is dimod.SPIN:
         poly = poly.to_binary(copy=True)
     lit = dict(zip(variables, _positions(len(variables)).tolist()))

@@ -428,3 +428,18 @@ def test_to_sampleset_gives_back_dimods_labels():
     ss = sol.to_sampleset()
     assert set(ss.variables) == {0, (1, 2), "x"}
     dimod.testing.assert_sampleset_energies(ss, bqm)
+
+
+@pytest.mark.parametrize("model, words", [
+    (dimod.BQM({"a": float("nan")}, {}, 0, "BINARY"), "the linear bias of 'a' of the dimod model is nan"),
+    (dimod.BQM({"a": 1.0, "b": 0.0}, {("a", "b"): float("inf")}, 0, "SPIN"), "the quadratic bias of"),
+    (dimod.BQM({"a": 1.0}, {}, float("nan"), "BINARY"), "the offset of the dimod model is nan"),
+    (dimod.BinaryPolynomial({("a", "b", "c"): float("nan")}, "BINARY"), "the bias of the term")])
+def test_a_nan_or_infinite_bias_is_named_by_its_labels(model, words):
+    """Not reported as an overflow, nor under the sampler's positional names."""
+    calls = ((qlib.from_bqm, QlibSampler().sample) if isinstance(model, dimod.BQM)
+             else (qlib.from_polynomial, QlibSampler().sample_poly))
+    for call in calls:
+        with pytest.raises(ValueError, match=words.replace("(", r"\(")) as info:
+            call(model)
+        assert "position" not in str(info.value) and "overflow" not in str(info.value)
