@@ -1,5 +1,6 @@
 """qlib.dimod: models to dimod BQMs/polynomials and back, decoding samplesets, and QlibSampler."""
 
+import importlib.util
 import itertools
 import subprocess
 import sys
@@ -443,3 +444,29 @@ def test_a_nan_or_infinite_bias_is_named_by_its_labels(model, words):
         with pytest.raises(ValueError, match=words.replace("(", r"\(")) as info:
             call(model)
         assert "position" not in str(info.value) and "overflow" not in str(info.value)
+
+
+@pytest.mark.skipif(importlib.util.find_spec("dwave") is None, reason="dwave-samplers is a bench extra")
+def test_the_sampler_keeps_the_contract_of_dwave_samplers_side_by_side():
+    """The same call to both: an unknown keyword ignored, the schedule names, exactly num_reads rows
+    (empty and offset-only models too), labels kept, dimod's energies."""
+    import warnings
+
+    from dwave.samplers import SimulatedAnnealingSampler
+
+    bqm = dimod.generators.ran_r(1, 10, seed=1)
+    bqm.relabel_variables({0: "", 1: "#1", 2: (2,)})
+    for model in (bqm, dimod.BQM("BINARY"), dimod.BQM({}, {}, 3.0, "BINARY")):
+        with warnings.catch_warnings(record=True) as seen:
+            warnings.simplefilter("always")
+            both = [sampler.sample(model, num_reads=5, seed=1, num_sweeps=100, beta_schedule_type="geometric",
+                                   num_sweeps_per_beta=1, not_an_option=1)
+                    for sampler in (QlibSampler(), SimulatedAnnealingSampler())]
+        # both take the unknown keyword; qlib warns of it as dimod's rule asks (dwave-samplers 1.8 is silent)
+        assert sum(isinstance(w.message, dimod.exceptions.SamplerUnknownArgWarning) for w in seen) >= 1
+        for ss in both:
+            assert len(ss) == 5 and set(ss.variables) == set(model.variables)
+            dimod.testing.assert_sampleset_energies(ss, model)
+    ours, theirs = (sampler.sample(bqm, num_reads=10, seed=3, num_sweeps=1000)
+                    for sampler in (QlibSampler(), SimulatedAnnealingSampler()))
+    assert ours.first.energy <= theirs.first.energy + 1e-9   # both find the ground state of 10 spins
