@@ -307,3 +307,36 @@ def test_ctrl_c_inside_a_sat_slice_exits_130_cleanly(tmp_path):
     assert proc.returncode == 130, err
     assert "Traceback" not in err and "corrupted" not in err and err.strip().splitlines()[-1] == "qlib: interrupted"
     assert json.loads(out)["status"] == "interrupted"
+
+
+@pytest.mark.parametrize("puzzle", ["slitherlink", "nonogram"])
+def test_ctrl_c_at_random_times_on_a_200x200_board_always_exits_130(tmp_path, puzzle):
+    """A Ctrl-C stress test through the command line: signals at seeded random times from the imports
+    to the search (parsing, presolve or line solving, model building, SAT), each run exits 130 with
+    the JSON of an interrupted solve, or 0/1 when it ended first; never a traceback or a hang."""
+    from qlib.puzzles import nonogram as ng
+
+    path = tmp_path / ("thin-200.txt" if puzzle == "slitherlink" else "random-200.non")
+    if puzzle == "slitherlink":
+        board = _thin_board(200, 0.02, seed=0)
+        path.write_text("\n".join("".join("." if c is None else str(c) for c in row) for row in board.clues) + "\n")
+    else:
+        path.write_text(ng.to_non(_random_nonogram(200, 2)))
+    delays = np.random.default_rng(7).uniform(0.05, 4.0, size=6)
+    for delay in delays:
+        proc = subprocess.Popen([sys.executable, "-m", "qlib", "solve", puzzle, str(path), "--json", "--seed", "1",
+                                 "--time-limit", "30"], stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+                                start_new_session=True, preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_DFL))
+        try:
+            time.sleep(delay)
+            proc.send_signal(signal.SIGINT)
+            out, err = proc.communicate(timeout=60)
+        finally:
+            if proc.poll() is None:
+                os.killpg(proc.pid, signal.SIGKILL)
+        assert "Traceback" not in err and "corrupted" not in err, f"after {delay:.2f} s: {err}"
+        if proc.returncode in (0, 1):   # the solve ended before the signal
+            continue
+        assert proc.returncode == 130, f"after {delay:.2f} s: exit {proc.returncode}: {err}"
+        assert err.strip().splitlines()[-1] == "qlib: interrupted"
+        assert json.loads(out.strip().splitlines()[-1])["status"] == "interrupted", f"after {delay:.2f} s: {out!r}"
