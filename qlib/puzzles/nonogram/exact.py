@@ -56,6 +56,9 @@ def _at_most_one(clauses: list, new_var, lits: list[int]) -> None:
             if prev is not None:
                 clauses.append([-prev, cur])
             prev = cur
+
+
+#: A work budget with no limit (:meth:`SatSearch.next_grid`).
 _NO_LIMIT = 1 << 62
 
 

@@ -46,9 +46,10 @@ class ExactResult:
 
     ``status``: "solved" (``mask`` is a single-loop answer), "unsat" (proved:
     no single-loop answer exists), "time_limit" or "interrupted" (stopped
-    first, by the clock or a Ctrl-C; ``mask`` is None).  ``mask`` is a uint8 edge mask in the flat edge order, ``seconds``
-    the wall time, ``iterations`` the number of SAT calls, ``loop_clauses`` the
-    number of lazy loop clauses added.
+    first, by the clock or a Ctrl-C; ``mask`` is None).  ``mask`` is a uint8
+    edge mask in the flat edge order, ``seconds`` the wall time,
+    ``iterations`` the number of SAT calls, ``loop_clauses`` the number of
+    lazy loop clauses added.
     """
 
     status: str
@@ -233,8 +234,9 @@ def count_exact(board, *, limit: int = 2, time_limit: float = 60.0):
     :class:`~qlib.puzzles.count.Count`, ``(count, status, masks)``: status
     "exact" (the search finished and ``count < limit`` is the number of
     answers), "limit" (``limit`` answers found: at least that many exist) or
-    "unknown" (``stop_reason`` "time_limit" or "interrupted": ``count`` found so far); ``masks``
-    are the answers found (uint8 edge masks).  ``limit=2`` proves uniqueness.
+    "unknown" (``stop_reason`` "time_limit" or "interrupted": ``count`` found
+    so far); ``masks`` are the answers found (uint8 edge masks).  ``limit=2``
+    proves uniqueness.
     """
     t0 = time.perf_counter()
     board = _board(board)
