@@ -322,3 +322,11 @@ def test_unverified_board_error_pickles():
         assert back.count.status == "unknown"
     else:
         pytest.fail("generate(6, 6, 0, max_nodes=5) verified its board; the test needs a cap it cannot finish under")
+
+
+def test_a_random_loop_of_100x100_is_one_loop_that_meets_its_own_clues():
+    """The region grows with array candidates and a compiled flood fill (was a Python one, 16 s here)."""
+    mask = generator.random_loop(100, 100, 1)
+    board = generator.board_from_mask(mask, 100, 100)
+    assert len(split_loops(mask, board.grid.endpoints)) == 1
+    assert sl.is_solution(board, *board.grid.to_hv(mask))

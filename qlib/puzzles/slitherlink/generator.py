@@ -19,8 +19,8 @@ from __future__ import annotations
 
 import math
 import time
-from collections import deque
 
+import numba
 import numpy as np
 
 from ... import validate
@@ -91,26 +91,32 @@ def _check_board(rows, cols, name, share) -> tuple[int, int]:
 
 def _outside_connected(region: np.ndarray) -> bool:
     """Whether every cell outside ``region`` reaches the board's edge through outside cells."""
+    return bool(_reaches_edge(np.ascontiguousarray(region, dtype=np.bool_)))
+
+
+@numba.njit(cache=True)
+def _reaches_edge(region):   # pragma: no cover - compiled
+    """A breadth-first search from the outside cells on the board's edge; True when it meets every one."""
     R, C = region.shape
     seen = region.copy()
-    todo = deque()
+    queue = np.empty(R * C, dtype=np.int64)
+    n = 0
     for i in range(R):
-        for j in (0, C - 1):
-            if not seen[i, j]:
+        for j in range(C):
+            if (i == 0 or j == 0 or i == R - 1 or j == C - 1) and not seen[i, j]:
                 seen[i, j] = True
-                todo.append((i, j))
-    for j in range(C):
-        for i in (0, R - 1):
-            if not seen[i, j]:
-                seen[i, j] = True
-                todo.append((i, j))
-    while todo:
-        i, j = todo.popleft()
+                queue[n] = i * C + j
+                n += 1
+    head = 0
+    while head < n:
+        i, j = divmod(queue[head], C)
+        head += 1
         for a, b in ((i - 1, j), (i + 1, j), (i, j - 1), (i, j + 1)):
             if 0 <= a < R and 0 <= b < C and not seen[a, b]:
                 seen[a, b] = True
-                todo.append((a, b))
-    return bool(seen.all())
+                queue[n] = a * C + b
+                n += 1
+    return n + region.sum() == R * C
 
 
 _RING = ((-1, 0), (-1, 1), (0, 1), (1, 1), (1, 0), (1, -1), (0, -1), (-1, -1))
@@ -176,34 +182,40 @@ def random_region(rows: int, cols: int, seed: int, fill: float | None = None) ->
     j0 = int(rng.integers(cols // 4, cols - cols // 4))
     region[i0, j0] = True
     size = 1
-    frontier = {}                     # cell -> number of region neighbours
-    rejected = set()
+    # the frontier: outside cells next to the region, with their number of region neighbours; the
+    # candidates are its cells not rejected since the last growth, in row-major order
+    neighbours = np.zeros(rows * cols, dtype=np.int64)
+    frontier = np.zeros(rows * cols, dtype=bool)
+    rejected = np.zeros(rows * cols, dtype=bool)
 
     def touch(i, j):
         for a, b in ((i - 1, j), (i + 1, j), (i, j - 1), (i, j + 1)):
             if 0 <= a < rows and 0 <= b < cols and not region[a, b]:
-                frontier[(a, b)] = frontier.get((a, b), 0) + 1
+                frontier[a * cols + b] = True
+                neighbours[a * cols + b] += 1
 
     touch(i0, j0)
     while size < target:
-        cands = [c for c in sorted(frontier) if c not in rejected]
-        if not cands:
+        cands = np.flatnonzero(frontier & ~rejected)
+        if not cands.size:
             break
         # Prefer cells with one region neighbour (long arms) over ones that fill in corners.
-        weights = np.array([4.0 if frontier[c] == 1 else 1.0 for c in cands])
+        weights = np.where(neighbours[cands] == 1, 4.0, 1.0)
         k = int(rng.choice(len(cands), p=weights / weights.sum()))
-        i, j = cands[k]
+        cell = int(cands[k])
+        i, j = divmod(cell, cols)
         if _corner_touch(region, i, j):
-            rejected.add((i, j))
+            rejected[cell] = True
             continue
         region[i, j] = True
         if not _ring_safe(region, i, j) and not _outside_connected(region):
             region[i, j] = False
-            rejected.add((i, j))
+            rejected[cell] = True
             continue
         size += 1
-        del frontier[(i, j)]
-        rejected.clear()              # a cell rejected before may fit now
+        frontier[cell] = False
+        neighbours[cell] = 0
+        rejected[:] = False           # a cell rejected before may fit now
         touch(i, j)
     return region
 
