@@ -311,3 +311,17 @@ def test_methods_and_their_options():
             ng.solve(puzzle, complete=bad)
     assert set(result.timings) >= {"jit_seconds", "propagation_seconds", "build_seconds", "search_seconds",
                                    "complete_seconds", "unique_seconds", "solve_seconds"}
+
+
+@pytest.mark.parametrize("options", [{}, {"complete": "backtrack"}, {"method": "search"}])
+def test_a_result_pickles_and_works_in_another_process(options):
+    """The default's result held a local function (unpicklable); every method's result now pickles."""
+    import pickle
+
+    puzzle = ng.parse(qlib.data_path("nonogram-webpbn-6.non"))
+    result = ng.solve(puzzle, seed=1, time_limit=30, **options)
+    back = pickle.loads(pickle.dumps(result))
+    assert (back.status, back.stop_reason, back.found_by, back.grid) == \
+        (result.status, result.stop_reason, result.found_by, result.grid)
+    assert back.solved and ng.check(puzzle, back.grid) == []
+    assert back.solution.energy == 0   # the answer's model state, built lazily after the round trip
