@@ -90,17 +90,14 @@ class Solution:
         return [(s.copy(), float(e), bool(f)) for s, e, f in zip(states, energies, feasible)]
 
     def to_sampleset(self):
-        """:attr:`samples` as a ``dimod.SampleSet`` (BINARY, labelled by the model's labels, a variable
-        read from dimod under its dimod label (``0``, not ``'#0'``: :func:`qlib.dimod.dimod_label`),
+        """:attr:`samples` as a ``dimod.SampleSet`` (BINARY, labelled by the model's labels,
         qlib's energies, an ``is_feasible`` vector); needs ``dimod``."""
         import dimod
-
-        from .dimod import dimod_label
 
         rows = self.samples
         states = np.array([s for s, _, _ in rows], dtype=np.int8).reshape(len(rows), self.compiled.var_count)
         return dimod.SampleSet.from_samples(
-            (states, [dimod_label(label) for label in self.compiled.labels]), dimod.BINARY, energy=[e for _, e, _ in rows],
+            (states, self.compiled.labels), dimod.BINARY, energy=[e for _, e, _ in rows],
             is_feasible=[f for _, _, f in rows],
             info={k: self.info[k] for k in ("backend", "seed", "seconds", "stop_reason") if k in self.info})
 

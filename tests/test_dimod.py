@@ -423,14 +423,6 @@ def test_the_timing_keeps_the_kernels_load_apart():
     assert timing["sampling_ns"] == int(timing["seconds"] * 1e9) and "jit_seconds" in timing
 
 
-def test_to_sampleset_gives_back_dimods_labels():
-    bqm = dimod.BQM({0: -1.0, (1, 2): -1.0, "x": 1.0}, {(0, (1, 2)): -1.0}, 0, "BINARY")
-    sol = qlib.solve(qlib.from_bqm(bqm), backend="exhaustive")
-    ss = sol.to_sampleset()
-    assert set(ss.variables) == {0, (1, 2), "x"}
-    dimod.testing.assert_sampleset_energies(ss, bqm)
-
-
 @pytest.mark.parametrize("model, words", [
     (dimod.BQM({"a": float("nan")}, {}, 0, "BINARY"), "the linear bias of 'a' of the dimod model is nan"),
     (dimod.BQM({"a": 1.0, "b": 0.0}, {("a", "b"): float("inf")}, 0, "SPIN"), "the quadratic bias of"),
