@@ -449,8 +449,14 @@ class QlibSampler(dimod.Sampler, dimod.PolySampler):
 
     def sample_poly(self, polynomial, **kwargs) -> dimod.SampleSet:
         """Minimise a ``dimod.BinaryPolynomial`` (BINARY or SPIN) of any degree with :func:`qlib.solve`."""
-        return self._run(_positional_polynomial, polynomial, polynomial.variables, polynomial.vartype,
+        return self._run(_positional_polynomial, polynomial, _ordered(polynomial.variables), polynomial.vartype,
                          polynomial.energies, kwargs)
+
+
+def _ordered(variables) -> list:
+    """A polynomial's variables (a set, in an order that changes with the process's hash seed) in a
+    fixed order, so that a seed gives the same rows in every process: by type name, then repr."""
+    return sorted(variables, key=lambda v: (type(v).__name__, repr(v)))
 
 
 def _rows(sol, reads: int) -> np.ndarray:

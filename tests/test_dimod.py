@@ -462,3 +462,16 @@ def test_the_sampler_keeps_the_contract_of_dwave_samplers_side_by_side():
     ours, theirs = (sampler.sample(bqm, num_reads=10, seed=3, num_sweeps=1000)
                     for sampler in (QlibSampler(), SimulatedAnnealingSampler()))
     assert ours.first.energy <= theirs.first.energy + 1e-9   # both find the ground state of 10 spins
+
+
+def test_sample_poly_gives_the_same_rows_in_every_process():
+    """A polynomial's variables are a set, whose order follows the hash seed: the sampler orders them
+    itself, so one seed gives the same rows under any PYTHONHASHSEED."""
+    script = ("import dimod, json, qlib.dimod\n"
+              "poly = dimod.BinaryPolynomial({('a', 'b', 'c'): -2.0, ('c', 'd'): 1.5, ('a', 'x1'): -1.0,"
+              " ('b', 'x1', 'x2', 'x3'): 0.5, ('x3',): -0.5}, 'BINARY')\n"
+              "ss = qlib.dimod.QlibSampler().sample_poly(poly, seed=3, num_reads=4, num_sweeps=30)\n"
+              "print(json.dumps([qlib.dimod._ordered(poly.variables), ss.record.sample.tolist()]))")
+    outs = {subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, check=True,
+                           env={**__import__("os").environ, "PYTHONHASHSEED": str(h)}).stdout for h in (1, 2, 3)}
+    assert len(outs) == 1
