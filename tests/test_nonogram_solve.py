@@ -314,7 +314,7 @@ def test_methods_and_their_options():
 
 
 @pytest.mark.parametrize("options", [{}, {"complete": "backtrack"}, {"method": "search"}])
-def test_a_result_pickles_and_works_in_another_process(options):
+def test_a_result_of_every_method_pickles(options):
     """The default's result held a local function (unpicklable); every method's result now pickles."""
     import pickle
 
