@@ -23,14 +23,14 @@ exactly one zero-energy state.
 
 :func:`solve` propagates first (line solving and probing, compiled with numba),
 then hands the cells still open to this model's search and to a complete
-search (SAT, :mod:`.exact`, or backtracking) in turns (see :mod:`.solver`).
+search (SAT, :mod:`qlib.puzzles.nonogram.exact`, or backtracking) in turns (see :mod:`.solver`).
 
 The modules: :mod:`.puzzle` (the :class:`Nonogram` type, line arithmetic),
 :mod:`.rules` (:func:`check`), :mod:`.parsing` (reading and writing the
 ``.non`` format and ``.nonpack`` bundles, game IDs and Python clues), :mod:`.sgt` (reading sgt-puzzles game IDs),
 :mod:`.webpbn` (reading webpbn's XML), :mod:`.model` (the domain-wall model),
 :mod:`.lines` (the numba line solver, propagation, probing, backtracking),
-:mod:`.engine` (running those kernels against the clock), :mod:`.exact` (SAT), :mod:`.count`
+:mod:`.engine` (running those kernels against the clock), :mod:`qlib.puzzles.nonogram.exact` (SAT), :mod:`.count`
 (:func:`count_solutions`), :mod:`.solver` (:func:`solve`) and :mod:`.display`.
 
 Puzzles are read from the ``.non`` text format, webpbn's XML, sgt-puzzles game IDs

@@ -9,7 +9,7 @@
    no answer.
 2. otherwise, rounds ``r = 0, 1, 2, ...`` until an answer, a proof or the time limit:
 
-   * **the complete search** (``complete``): SAT (:mod:`.exact`, CaDiCaL, the
+   * **the complete search** (``complete``): SAT (:mod:`qlib.puzzles.nonogram.exact`, CaDiCaL, the
      propagated cells as unit clauses; the default) goes on for
      ``FIRST_CONFLICTS * 2**r`` more conflicts, or backtracking (``complete="backtrack"``:
      the depth-first search of :mod:`.lines`, branching on the undecided cell whose
@@ -204,7 +204,7 @@ def solve(puzzle, *, formulation: str = "cons", method: str | None = None, backe
     ``method="auto"`` propagates (line solving and probing), then runs the
     domain-wall search on the cells still open and a complete search in turns,
     with budgets that double every round (see :mod:`.solver`): ``complete`` is
-    "sat" (CaDiCaL, :mod:`.exact`) or "backtrack" (qlib's line-solving backtracker).
+    "sat" (CaDiCaL, :mod:`qlib.puzzles.nonogram.exact`) or "backtrack" (qlib's line-solving backtracker).
     ``method="search"`` is the QUBO method alone: no propagation, no complete search.
     ``method="search"`` minimises the model of the whole puzzle (``formulation``: "cons",
     native constraints, or "qubo") with :func:`qlib.solve` until energy 0.  The

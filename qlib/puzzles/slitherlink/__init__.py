@@ -25,7 +25,7 @@ loop met is accepted or forbidden at once (:mod:`.separation`).
 Modules: :mod:`.board` (the board and its formats), :mod:`.formulation`
 (models, and one :class:`~.formulation.Formulation` object per form),
 :mod:`.presolve`, :mod:`.separation` (lazy loop cuts), :mod:`.rules`
-(``check``: the rules as a check of a drawing), :mod:`.solve` (the methods), :mod:`.exact` (the SAT reference solver),
+(``check``: the rules as a check of a drawing), :mod:`.solve` (the methods), :mod:`qlib.puzzles.slitherlink.exact` (the SAT reference solver),
 :mod:`.counter` (the exact backtracking counter, :func:`count_solutions`, with
 its numba kernels in :mod:`.propagation`), :mod:`.generator` (boards with a
 proved unique answer, :func:`generate`), :mod:`.bonus` (the straight-edge bonus

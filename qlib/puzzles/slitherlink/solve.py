@@ -506,7 +506,7 @@ def solve(board, *, formulation: str = "cells", method: str | None = None, backe
     or on Ctrl-C (status "interrupted", the best state so far).
     ``max_iterations`` (outer method) stops earlier only when set.
     ``complete`` (lazy method): a complete search run beside the focused
-    search, "sat" (CaDiCaL with lazy loop clauses, :mod:`.exact`, on the
+    search, "sat" (CaDiCaL with lazy loop clauses, :mod:`qlib.puzzles.slitherlink.exact`, on the
     board; the default for ``formulation="cells"``) or "backtrack"
     (:class:`qlib.puzzles.slitherlink.counter.BacktrackSearch`); False (the default
     for the source's edge forms) for none.  The search then runs in rounds:
@@ -577,7 +577,7 @@ def solve(board, *, formulation: str = "cells", method: str | None = None, backe
 
 def _check_unique(result: SlitherlinkResult, board: Board, time_limit: float) -> None:
     """Prove ``result``'s answer unique, or find a second one, within ``time_limit``: SAT with the answer
-    blocked (:mod:`.exact`).  ``unique`` stays None when the time runs out, and after a Ctrl-C, which
+    blocked (:mod:`qlib.puzzles.slitherlink.exact`).  ``unique`` stays None when the time runs out, and after a Ctrl-C, which
     leaves the answer standing with stop reason "interrupted"."""
     from .exact import SatSearch
 
