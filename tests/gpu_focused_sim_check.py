@@ -107,8 +107,9 @@ facts["resident_verified"] = sl.is_solution(board, *board.grid.to_hv(mask))
 
 # The pool grew after the last chunk: the end's fetch fills the leading columns of the wider host array
 # from the device and keeps the new columns' "not taken" (-1).
-Held = collections.namedtuple("Held", "x best_x best_energy num_false")
-held = Held(np.zeros((2, 3), np.uint8), np.zeros((2, 3), np.uint8), np.zeros(2), np.full((2, 2), -1, np.int32))
+Held = collections.namedtuple("Held", "x best_x best_energy num_false raises")
+held = Held(np.zeros((2, 3), np.uint8), np.zeros((2, 3), np.uint8), np.zeros(2), np.full((2, 2), -1, np.int32),
+            np.zeros((2, 8), np.int64))
 chunk = gpu.FocusedChunkGPU(resident=True)
 devices = {name: chunk._device("R", name, getattr(held, name), False) for name in held._fields}
 devices["num_false"].copy_to_device(np.array([[0, 1], [2, -1]], np.int32))   # what the kernel wrote

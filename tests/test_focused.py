@@ -80,7 +80,8 @@ def test_cut_energy_matches_a_recount():
     assert book.R.num_false.shape[1] >= 15
     book.give(0, F.pack_cuts(cuts[15:30], n))
     book.give(1, F.pack_cuts(cuts[30:], n))
-    p = K.Params(-1.0, -np.inf, 1 << 30, 0.5, 0, 2, 1.0, 0, 0, False)
+    p = K.Params(target=-1.0, cut_energy=-np.inf, cut_interval=1 << 30, noise=0.5, tenure_min=0, tenure_span=2,
+                 cut_weight=1.0, weight_smoothing=0, num_objective=0, fold_generation=0, has_separation=False)
     rows = K.RowVars(comp.row_var_ptr, comp.row_vars)
     for chunk in range(20):
         if chunk == 10:
@@ -275,3 +276,68 @@ def test_the_pool_size_changes_no_result(share):
         assert small.info[key] == large.info[key], key
     assert (small.state == large.state).all()
     assert all((a == c).all() and (b == d).all() for (a, b), (c, d) in zip(small.info["cuts"], large.info["cuts"]))
+
+
+def _weighted_energy(comp, R, rep):
+    """Replica ``rep``'s energy recounted from scratch with its own term coefficients and row weights."""
+    from qlib.solvers.kernel import init_state
+
+    m = comp.kernel_arrays()._replace(term_coef=R.term_weight[rep].copy(), row_weight=R.row_weight[rep].copy())
+    return init_state(R.x[rep].copy(), np.zeros(comp.term_count, dtype=np.int32), np.zeros(comp.num_rows), m)
+
+
+@pytest.mark.parametrize("smoothing", [1, 3, 1000])
+def test_dynamic_weights_keep_the_energy_a_recount_of_the_weighted_model(smoothing):
+    """With dynamic penalty weights the incremental energy equals a recount of the model as the replica
+    weighs it, the weights rise (they did: some raise), and none falls below the model's own."""
+    from qlib.solvers import focused as F
+    from qlib.solvers import focused_kernel as K
+
+    a = qlib.var("dw", 12)
+    model = (qlib.cons(qlib.sum(a[:6]) == 2, label="r0") + qlib.cons(qlib.sum(a[3:9]) == 5, label="r1")
+             + qlib.cons(qlib.sum(a[6:]) == 1, label="r2") + 2 * a[0] * a[1] + a[4] * a[5] * a[9])
+    comp = qlib.compile(model)
+    m = comp.kernel_arrays()
+    P, n = 2, comp.var_count
+    rng = np.random.default_rng(5)
+    R = F.new_replicas(comp, rng.integers(0, 2, (P, n)).astype(np.uint8), np.array([3, 4], dtype=np.uint64), 4)
+    K.init_replicas(m, comp.num_objective_terms, R)
+    p = K.Params(target=-1.0, cut_energy=-np.inf, cut_interval=1 << 30, noise=0.0, tenure_min=0, tenure_span=2,
+                 cut_weight=1.0, weight_smoothing=smoothing, num_objective=comp.num_objective_terms,
+                 fold_generation=0, has_separation=False)
+    book = F.CutBook(R, F.new_pool(n, 4, 8), np.arange(1, 2 * n + 1, dtype=np.uint64), 0, 1.0)
+    rows = K.RowVars(comp.row_var_ptr, comp.row_vars)
+    for _ in range(30):
+        K.focused_chunk(m, rows, p, R, book.C, book.news(), R.steps + 37)
+        for rep in range(P):
+            assert R.energy[rep] == pytest.approx(_weighted_energy(comp, R, rep))
+            assert (R.term_weight[rep] >= m.term_coef - 1e-12).all() and (R.row_weight[rep] >= m.row_weight).all()
+            raised = np.concatenate([np.flatnonzero(R.row_weight[rep] > m.row_weight), comp.num_rows
+                                     + np.flatnonzero(R.term_weight[rep][:comp.num_objective_terms]
+                                                      > m.term_coef[:comp.num_objective_terms])])
+            assert sorted(R.raised_list[rep, :R.raised_count[rep, 0]].tolist()) == raised.tolist()
+    assert R.raises[:, 0].min() > 0
+    if smoothing == 1000:   # no smoothing yet: only raises, so some weight stands above the model's
+        assert (R.row_weight > m.row_weight).any() or (R.term_weight > m.term_coef).any()
+
+
+def test_dynamic_weights_reach_the_target_and_report_their_raises():
+    """The weighted search ends on a true zero-energy state of the unweighted model, the same one for a seed."""
+    a = qlib.var("dwz", 30)
+    model = sum(qlib.cons(a[i] + a[i + 1] + a[i + 2] == 1, label=f"c{i}") for i in range(0, 27, 3)) \
+        + qlib.cons(qlib.sum(a) == 10, label="all")
+    comp = qlib.compile(model)
+    runs = [qlib.solve(comp, backend="cpu", algorithm="focused", seed=s, target_energy=0, time_limit=10,
+                       weight_smoothing=5, noise=0.0) for s in (1, 1, 2)]
+    for sol in runs:
+        assert sol.info["stop_reason"] == "target_energy"
+        assert comp.energy(sol.state) == pytest.approx(0.0) and sol.energy == pytest.approx(0.0)
+        assert sol.info["weight_smoothing"] == 5
+    assert runs[0].state.tolist() == runs[1].state.tolist() and runs[0].info["flips"] == runs[1].info["flips"]
+
+
+def test_weight_smoothing_is_checked():
+    comp = exactly_k_model(6, 2)
+    for bad in (-1, 1.5, "3"):
+        with pytest.raises((ValueError, TypeError)):
+            qlib.solve(comp, backend="cpu", algorithm="focused", target_energy=0, weight_smoothing=bad)

@@ -40,7 +40,7 @@ def choose_algorithm(compiled, target_energy, options: dict) -> str:
 
 def check_replica_memory(compiled, num_replicas: int) -> None:
     """Refuse replica counts whose per-replica arrays would not fit in memory."""
-    per_replica = 8 * (4 * compiled.var_count + compiled.term_count + 2 * compiled.num_rows + 16)
+    per_replica = 8 * (4 * compiled.var_count + 3 * compiled.term_count + 4 * compiled.num_rows + 24)
     check_allocation(num_replicas * per_replica, f"{num_replicas} replicas")
 
 
@@ -92,6 +92,7 @@ def run_focused(compiled, options, common):
     with _parallel(options.num_threads):
         state, info = focused.run_focused(compiled, rng[:options.num_replicas], states, target, time_limit,
                                           noise=options.noise, tabu_tenure=options.tabu_tenure,
+                                          weight_smoothing=options.weight_smoothing,
                                           lazy=options.lazy_cuts, max_steps=options.max_steps,
                                           share=options.share_cuts, sync_steps=options.share_interval)
     info.update(backend="cpu", num_threads=options.num_threads)

@@ -7,7 +7,14 @@ picks a random bad component and flips one of its variables: with probability
 not tabu (a tabu move is still taken when it would beat the best energy seen).
 A flipped variable stays tabu for a short random number of steps.  This is
 WalkSAT's idea applied to weighted penalties, and it makes every step count
-where simulated annealing would spend most flips on satisfied parts.
+where simulated annealing would spend most flips on satisfied parts.  With
+``weight_smoothing`` each replica also weighs the rows and objective terms
+itself (dynamic penalty weights, as clause-weighting SAT searches do): a
+component that stays broken weighs more after every step that does not lower
+the energy, and every so often the raised weights step back
+(:func:`~qlib.solvers.focused_kernel.raise_weights`).  The energy a replica
+tracks, and shows the separation function, is then the weighted one; it is 0
+exactly where the model's is.
 
 Lazy cuts, as MIP solvers offer them: a *separation function* (plain Python,
 see :class:`LazyCuts`) looks at states whose energy is at most its
@@ -50,7 +57,7 @@ class LazyCuts:
 
     ``separate(state, energy)`` is any Python callable that takes a state
     (uint8 array, one entry per model column) and its energy in the search
-    (the model's energy plus the weight of the cuts it breaks) and returns
+    (the model's energy, as the replica weighs it, plus the weight of the cuts it breaks) and returns
     ``(answer, cuts)``: ``answer`` is a
     state to accept as the result (or None), ``cuts`` a list of literal products
     to forbid, each a pair ``(columns, negated)`` of equal-length integer
@@ -127,7 +134,13 @@ def new_replicas(compiled, start_states, rng_states, max_cuts) -> Replicas:
         bad_count=np.zeros((P, 8), dtype=np.int64), status=np.zeros(P, dtype=np.int64),
         num_false=np.empty((P, max_cuts), dtype=np.int32),   # init_replicas fills it
         false_xor=np.zeros((P, max_cuts), dtype=np.int32), on=np.zeros((P, n), dtype=np.int32),
-        crit=np.zeros((P, n), dtype=np.int32), folded=np.zeros(P, dtype=np.int64))
+        crit=np.zeros((P, n), dtype=np.int32), folded=np.zeros(P, dtype=np.int64),
+        term_weight=np.tile(compiled.kernel_arrays().term_coef.astype(np.float64), (P, 1)),
+        row_weight=np.tile(compiled.kernel_arrays().row_weight.astype(np.float64), (P, 1)),
+        raises=np.zeros((P, 8), dtype=np.int64),
+        raised_list=np.zeros((P, compiled.num_rows + compiled.num_objective_terms), dtype=np.int32),
+        raised_pos=np.full((P, compiled.num_rows + compiled.num_objective_terms), -1, dtype=np.int32),
+        raised_count=np.zeros((P, 8), dtype=np.int64))
 
 
 def new_pool(n, max_cuts, max_lits) -> CutPool:
@@ -259,8 +272,8 @@ class CutBook:
 
 
 def run_focused(compiled, rng_states, start_states, target, time_limit, *, noise=0.2,
-                tabu_tenure=(0, 2), lazy: LazyCuts | None = None, max_steps=None, share=True, sync_steps=20_000,
-                chunk_function=focused_chunk, chunk_seconds=0.02, pool_bytes=POOL_BYTES):
+                tabu_tenure=(0, 2), weight_smoothing=0, lazy: LazyCuts | None = None, max_steps=None, share=True,
+                sync_steps=20_000, chunk_function=focused_chunk, chunk_seconds=0.02, pool_bytes=POOL_BYTES):
     """Drive ``chunk_function`` (:func:`~.focused_kernel.focused_chunk` on the CPU cores, or the GPU backend's,
     :class:`qlib.solvers.gpu.FocusedChunkGPU`) in short chunks until done, out of time or out of steps.
 
@@ -291,7 +304,7 @@ def run_focused(compiled, rng_states, start_states, target, time_limit, *, noise
     R.separation_wait[:] = interval
     init_replicas(m, num_obj, R)
     p = Params(float(target), float(cut_energy), int(interval), float(noise), tenure_min,
-               tenure_max - tenure_min, float(weight), int(num_obj), 0, lazy is not None)
+               tenure_max - tenure_min, float(weight), int(weight_smoothing), int(num_obj), 0, lazy is not None)
     rows = RowVars(compiled.row_var_ptr, compiled.row_vars)
     zobrist = np.random.Generator(np.random.PCG64(int(rng_states[0]))).integers(
         1, 2**63, size=max(2 * n, 2), dtype=np.uint64)
@@ -379,6 +392,7 @@ def run_focused(compiled, rng_states, start_states, target, time_limit, *, noise
         state = R.best_x[rep].copy()
     cuts = book.taken(rep)
     info = dict(algorithm="focused", num_replicas=P, noise=noise, tabu_tenure=(tenure_min, tenure_max),
+                weight_smoothing=int(weight_smoothing), weight_raises=int(R.raises[:, 0].sum()),
                 flips=int(R.steps.sum()), steps_of_winner=int(R.steps[rep]), replica=rep,
                 stop_reason=stop_reason, cuts=cuts, num_cuts=len(cuts), pool_cuts=int(book.C.count[0]),
                 separation_calls=separation_calls,

@@ -53,6 +53,12 @@ class Replicas(NamedTuple):
     on: np.ndarray             # int32 (P, N): taken cuts containing v that are on (every literal true)
     crit: np.ndarray           # int32 (P, N): taken cuts in which v's literal is the only false one
     folded: np.ndarray         # int64 (P,): the last pooling whose cuts the replica took
+    term_weight: np.ndarray    # float64 (P, T): the term coefficients this replica weighs (objective terms raised)
+    row_weight: np.ndarray     # float64 (P, R): the row weights this replica weighs
+    raises: np.ndarray         # int64 (P, 8): weight raises so far, in column 0
+    raised_list: np.ndarray    # int32 (P, rows + objective terms): the components weighing more than the model's ...
+    raised_pos: np.ndarray     # int32 (P, rows + objective terms): ... and each one's place in it (-1: not raised)
+    raised_count: np.ndarray   # int64 (P, 8): how many, in column 0
 
 
 class CutPool(NamedTuple):
@@ -95,6 +101,7 @@ class Params(NamedTuple):
     tenure_min: int
     tenure_span: int
     cut_weight: float
+    weight_smoothing: int      # 0: fixed weights; k > 0: dynamic weights, smoothed every k raises
     num_objective: int
     fold_generation: int       # the latest pooling (see CutNews)
     has_separation: bool       # whether a separation function looks at the states met
@@ -246,6 +253,61 @@ def _candidate(kind, k, row_vars, term_vars, cut_vars):
     return k
 
 
+@njit(cache=True)
+def raise_weights(rep, m, mw, R, lhs, num_obj, smoothing):
+    """Dynamic penalty weights (clause weighting, as PAWS does for SAT): every bad row and objective term of
+    replica ``rep`` weighs one base weight more (``mw``: the model as it weighs it; ``m``: the model's own
+    weights); every ``smoothing``-th raise, every raised weight steps one base weight back.  Returns the
+    change of the replica's energy.
+
+    Called after a step that did not lower the energy: a component that stays broken through such steps
+    grows until a move that mends it pays, which leads the search off the plateaus where one rule trades
+    against another.  Weights never fall below the model's, so energy 0 keeps its meaning; the cuts keep
+    their fixed weight.  The raised components form an indexed set, so that smoothing costs what was
+    raised, not the model's size.
+    """
+    base_coef, base_row = m.term_coef, m.row_weight
+    num_rows = base_row.shape[0]
+    term_weight, row_weight = mw[3], mw[11]
+    row_iv_ptr, row_iv_lo, row_iv_hi = m.row_iv_ptr, m.row_iv_lo, m.row_iv_hi
+    raised_list, raised_pos, raised_count = R.raised_list[rep], R.raised_pos[rep], R.raised_count[rep]
+    change = 0.0
+    for i in range(R.bad_count[rep, 0]):
+        c = R.bad_list[rep, i]
+        if c < num_rows:
+            old = row_penalty(c, lhs[c], row_weight, row_iv_ptr, row_iv_lo, row_iv_hi)
+            row_weight[c] += base_row[c]
+            change += row_penalty(c, lhs[c], row_weight, row_iv_ptr, row_iv_lo, row_iv_hi) - old
+        elif c < num_rows + num_obj:
+            t = c - num_rows
+            term_weight[t] += base_coef[t]
+            change += base_coef[t]
+        else:
+            continue
+        _set_bad(c, True, raised_list, raised_pos, raised_count)
+    R.raises[rep, 0] += 1
+    if R.raises[rep, 0] % smoothing == 0:
+        i = 0
+        while i < raised_count[0]:
+            c = raised_list[i]
+            if c < num_rows:
+                old = row_penalty(c, lhs[c], row_weight, row_iv_ptr, row_iv_lo, row_iv_hi)
+                row_weight[c] -= base_row[c]
+                change += row_penalty(c, lhs[c], row_weight, row_iv_ptr, row_iv_lo, row_iv_hi) - old
+                back = row_weight[c] <= base_row[c]
+            else:
+                t = c - num_rows
+                term_weight[t] -= base_coef[t]
+                if R.bad_pos[rep, c] >= 0:
+                    change -= base_coef[t]
+                back = term_weight[t] <= base_coef[t]
+            if back:   # back at the model's weight: out of the set (the last member takes its place)
+                _set_bad(c, False, raised_list, raised_pos, raised_count)
+            else:
+                i += 1
+    return change
+
+
 @njit(cache=True, parallel=True)
 def focused_chunk(m, rows, p, R, C, news, end_steps):
     """Run focused steps on every running replica until its step count reaches ``end_steps``, after it
@@ -268,12 +330,17 @@ def replica_steps(rep, m, rows, p, R, C, news, end):
     """The focused steps of one replica up to step ``end``, after it takes its new cuts (see
     :func:`focused_chunk`).
 
+    The replica weighs the model with its own term coefficients and row weights (``R.term_weight``,
+    ``R.row_weight``); with ``p.weight_smoothing`` they change as :func:`raise_weights` says.
+
     It allocates nothing and assigns no slices, so that the GPU backend runs
     this very code as a CUDA device function (:mod:`qlib.solvers.gpu_kernel`).
     """
     n = R.x.shape[1]
     num_rows = m[11].shape[0]
     num_obj = p.num_objective
+    mw = (m[0], m[1], m[2], R.term_weight[rep], m[4], m[5], m[6], m[7], m[8], m[9], m[10], R.row_weight[rep],
+          m[12], m[13], m[14])   # the model as this replica weighs it
     has_separation = p.has_separation
     num_base = num_rows + num_obj
     take_cuts(rep, news.cuts, news.ptr[rep], news.ptr[rep + 1], R, C, p.cut_weight, num_base)
@@ -282,7 +349,7 @@ def replica_steps(rep, m, rows, p, R, C, news, end):
         R.folded[rep] = p.fold_generation
     energies, steps, since, status = R.energy, R.steps, R.since_separation, R.status
     best_energy, best_x, tabu, bad_list, bad_count = R.best_energy, R.best_x, R.tabu, R.bad_list, R.bad_count
-    term_ptr, term_vars = m[0], m[1]
+    term_ptr, term_vars = mw[0], mw[1]
     x = R.x[rep]
     fc = R.false_count[rep]
     lhs = R.lhs[rep]
@@ -324,14 +391,14 @@ def replica_steps(rep, m, rows, p, R, C, news, end):
         size = cand_hi - cand_lo
         if kind == 3 or rng_uniform(rg, 0) < p.noise:
             v = _candidate(kind, cand_lo + rng_below(rg, 0, size), rows.vars, term_vars, cvars)
-            d = flip_delta(v, x, fc, lhs, scratch, m) + _cut_delta(v, on, crit, p.cut_weight)
+            d = flip_delta(v, x, fc, lhs, scratch, mw) + _cut_delta(v, on, crit, p.cut_weight)
         else:
             v = -1
             d = np.inf
             ties = 0
             for k in range(cand_lo, cand_hi):
                 u = _candidate(kind, k, rows.vars, term_vars, cvars)
-                du = flip_delta(u, x, fc, lhs, scratch, m) + _cut_delta(u, on, crit, p.cut_weight)
+                du = flip_delta(u, x, fc, lhs, scratch, mw) + _cut_delta(u, on, crit, p.cut_weight)
                 if tabu[rep, u] > step and energy + du >= best_energy[rep] - EPS:
                     continue
                 if du < d - EPS:
@@ -342,10 +409,12 @@ def replica_steps(rep, m, rows, p, R, C, news, end):
                         v = u
             if v < 0:  # every candidate is tabu: take a random one
                 v = _candidate(kind, cand_lo + rng_below(rg, 0, size), rows.vars, term_vars, cvars)
-                d = flip_delta(v, x, fc, lhs, scratch, m) + _cut_delta(v, on, crit, p.cut_weight)
-        _flip(rep, v, row, m, R, C, num_obj)
+                d = flip_delta(v, x, fc, lhs, scratch, mw) + _cut_delta(v, on, crit, p.cut_weight)
+        _flip(rep, v, row, mw, R, C, num_obj)
         energy += d
         step += 1
+        if p.weight_smoothing > 0 and d >= -EPS:   # no descent: the broken components weigh more
+            energy += raise_weights(rep, m, mw, R, lhs, num_obj, p.weight_smoothing)
         tabu[rep, v] = step + p.tenure_min + rng_below(rg, 0, p.tenure_span + 1)
         if energy < best_energy[rep] - EPS:
             best_energy[rep] = energy

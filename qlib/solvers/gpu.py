@@ -257,7 +257,7 @@ def _up(array):
 # driver reads at the end.
 _SENT = frozenset(("status", "separation_wait"))
 _FETCHED = frozenset(("status", "steps", "energy"))
-_AT_END = ("x", "best_x", "best_energy", "num_false")
+_AT_END = ("x", "best_x", "best_energy", "num_false", "raises")
 
 
 class FocusedChunkGPU(_DeviceChunks):
@@ -409,6 +409,7 @@ def run_focused_gpu(compiled, options, common, *, resident: bool | None = None):
     time_limit = max(common.time_limit - (time.perf_counter() - entry), 1e-3)
     state, info = focused.run_focused(compiled, rng[:options.num_replicas], states, target, time_limit,
                                       noise=options.noise, tabu_tenure=options.tabu_tenure,
+                                      weight_smoothing=options.weight_smoothing,
                                       lazy=options.lazy_cuts, max_steps=options.max_steps,
                                       share=options.share_cuts, sync_steps=options.share_interval,
                                       chunk_function=chunk, chunk_seconds=CHUNK_SECONDS, pool_bytes=POOL_BYTES)

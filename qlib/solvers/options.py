@@ -119,6 +119,7 @@ class _FocusedShared:
 
     noise: float = 0.2
     tabu_tenure: tuple = (0, 2)
+    weight_smoothing: int = 0
     lazy_cuts: LazyCuts | None = None
     max_steps: int | None = None
     share_cuts: bool = True
@@ -130,7 +131,14 @@ class FocusedOptions(_FocusedShared):
     """``algorithm="focused"`` on the CPU: the tabu-guided focused search (:mod:`qlib.solvers.focused`).
 
     ``noise`` (in [0, 1]): the share of random flips; ``tabu_tenure`` (min,
-    max): how many steps a flipped variable stays tabu; ``lazy_cuts``: a
+    max): how many steps a flipped variable stays tabu; ``weight_smoothing``:
+    0 (the default) keeps the model's weights; ``k > 0`` turns on dynamic
+    penalty weights (clause weighting, as PAWS does for SAT): after each step
+    that does not lower the energy, every broken row and objective term of a
+    replica weighs one model weight more, and every ``k``-th such raise every
+    raised weight steps back one (see
+    :func:`~qlib.solvers.focused_kernel.raise_weights`; for models whose energy
+    is all penalty, with target 0); ``lazy_cuts``: a
     :class:`~qlib.solvers.focused.LazyCuts`; ``max_steps``: a cap on each
     replica's steps; ``share_cuts``: whether the replicas pool their cuts;
     ``share_interval``: the steps between two poolings (every replica stops
@@ -158,6 +166,8 @@ def _check_focused(options) -> None:
     low = validate.integer("tabu_tenure's minimum", low, minimum=0)
     high = validate.integer("tabu_tenure's maximum", high, minimum=low)
     _set(options, "tabu_tenure", (low, high))
+    _set(options, "weight_smoothing", validate.integer("weight_smoothing", options.weight_smoothing, minimum=0,
+                                                       maximum=1 << 62))
     if options.lazy_cuts is not None and not isinstance(options.lazy_cuts, LazyCuts):
         raise TypeError(f"lazy_cuts must be a qlib.solvers.focused.LazyCuts or None, "
                         f"got {type(options.lazy_cuts).__name__}")

@@ -94,20 +94,30 @@ def _shorten(sm: SlitherlinkModel, cells, values):
 
     The cut forbids a loop (or traps a component): the rules refute it in the
     presolve's state, as they close a loop that is not the answer.  Cells are
-    dropped one at a time, each only while the rest is still refuted, so the
-    shorter cut stays valid (no answer has all its values) and forbids many
-    more states than the loop it came from.  Without the presolve's state, or
-    when the rules cannot refute the whole cut, the cut stays as it is.
+    dropped in blocks, halving the block each pass down to single cells, each
+    block only while the rest is still refuted, so the shorter cut stays valid
+    (no answer has all its values) and forbids many more states than the loop
+    it came from; no single cell of the result can go.  A ring of a hundred
+    cells that the rules refute on two or three of them takes a few dozen
+    propagations, not a hundred.  Without the presolve's state, or when the
+    rules cannot refute the whole cut, the cut stays as it is.
     """
     state = sm.presolve.state if sm.presolve is not None else None
     if state is None or not counter.refutes(state, cells, values):
         return cells, values
-    keep = np.ones(len(cells), dtype=bool)
-    for k in range(len(cells)):
-        keep[k] = False
-        if not counter.refutes(state, cells[keep], values[keep]):
-            keep[k] = True
-    return cells[keep], values[keep]
+    keep = np.arange(len(cells))
+    block = max(1, len(keep) // 2)
+    while True:
+        i = 0
+        while i < len(keep):
+            trial = np.concatenate((keep[:i], keep[i + block:]))
+            if len(trial) and counter.refutes(state, cells[trial], values[trial]):
+                keep = trial
+            else:
+                i += block
+        if block == 1:
+            return cells[keep], values[keep]
+        block = max(1, block // 2)
 
 
 # -----------------------------------------------------------------------------

@@ -285,6 +285,9 @@ _COMPILE_SHARE = 0.3
 _SAT_WORK_PER_SECOND = 8_000
 _SAT_WORK_PER_EDGE = 4
 
+#: The lazy method's focused search unless the caller sets these: dynamic penalty weights, no random flips.
+SEARCH_DEFAULTS = {"weight_smoothing": 10, "noise": 0.0}
+
 #: The complete searches the lazy method can run beside the focused search (``complete=``).
 COMPLETE = ("sat", "backtrack")
 
@@ -343,15 +346,12 @@ def _lazy(run: _Run) -> SlitherlinkResult:
     starts with the complete search's turn, twice the budget of its last
     (:class:`_Complete`); then the focused search restarts with twice the
     steps of its last run (a new seed, the cuts kept).  The complete search
-    goes first because it answers most boards within its first turn, in less
-    time than building the model takes; the model is built only when the
-    focused search's first turn comes.  Restarts cut a randomised search's
-    heavy tail; the complete search answers every board or proves there is
-    no answer.  Both budgets are counts, not seconds, so the seed and thread
-    count fix which part finds the answer.  Without a complete search the
-    cell model's focused search restarts the same way (unless ``max_steps``
-    caps one run): on qlib's minimal-clue boards that halved the time to
-    answer in all.  An edge form without a complete search is one search.
+    goes first: it often answers within its first turn, before the model is
+    built.  Restarts cut a randomised search's heavy tail.  Budgets are
+    counts, not seconds, so the seed and thread count fix which part finds
+    the answer.  Without a complete search the cell model's search restarts
+    the same way (unless ``max_steps`` caps one run); an edge form without
+    one is one search.
     """
     if not run.spec.lazy:
         raise ValueError(f"method='lazy' adds loop cuts as product terms, which formulation {run.formulation!r} "
@@ -361,7 +361,7 @@ def _lazy(run: _Run) -> SlitherlinkResult:
     settled = run.presolved_result()
     if settled is not None:
         return settled
-    options = dict(run.solver_options)
+    options = {**SEARCH_DEFAULTS, **run.solver_options}
     cut_options = {_CUT_OPTIONS[k]: options.pop(k) for k in list(options) if k in _CUT_OPTIONS}
     user_steps = options.pop("max_steps", None)
     if user_steps is not None and run.complete:
@@ -525,8 +525,8 @@ def solve(board, *, formulation: str = "cells", method: str | None = None, backe
     and recorded when None).  ``check_unique=True`` proves, after a solve,
     whether the answer is the only one (SAT with the answer blocked, within
     the time left): ``result.unique`` and
-    ``result.second_answer``.  Other keyword arguments go to the backend (e.g.
-    ``num_replicas``, ``num_threads``, ``noise`` for ``backend="cpu"``).
+    ``result.second_answer``.  Other keyword arguments go to the backend
+    (``num_replicas``, ``noise``, ...; the lazy method's: :data:`SEARCH_DEFAULTS`).
     ``backend="gpu"`` runs the focused search on the GPU, one replica per CUDA
     thread; the presolve, the separation and the complete search stay on the CPU.
     """
