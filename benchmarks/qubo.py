@@ -61,9 +61,9 @@ Metrics:
    hit rate; the table says how many).  OpenJij's ``sample`` on a BQM (SA, SQA) always gets one
    read per call: with a seed, OpenJij 0.12 reseeds every read of a call with it, so k reads
    are one read k times.  Reported: successes / runs, the median and p90 of the runs that hit
-   (linear interpolation), and TTS99 = t_run x ln(0.01) / ln(1 - p), with p the success rate
-   and t_run the median run time, failures counted at the cap (at least one run; p = 1: t_run;
-   p = 0: ∞).  A row whose first ``--give-up`` (5) runs all fail stops there (a row that
+   (linear interpolation), and TTS99 (``qlib.tail.tts99``: runs cut at a budget t and repeated,
+   t x ln(0.01) / ln(1 - p(t)) with p(t) the share of runs that hit within t, at least one run,
+   at the best t among the hits' times; no hit: ∞).  A row whose first ``--give-up`` (5) runs all fail stops there (a row that
    hits in half its runs stops so by chance once in 32; a stop after one failure would decide
    such a row by a coin).  Cap: 1 s up to 200 variables, else 3 s.
 3. Threads: qlib SA on the models of at least 10,000 variables, 2 replicas of 1000 sweeps (about
@@ -128,29 +128,19 @@ def percentile(values, q: float) -> float:
     return xs[lo] + (xs[hi] - xs[lo]) * (pos - lo)
 
 
-def tts99(t_run: float, p: float) -> float:
-    """Time to solution at 99% confidence: ``t_run * ln(0.01) / ln(1 - p)``, at least one run.
-
-    p = 0: infinite; p = 1 (or >= 0.99): ``t_run``.
-    """
-    if not 0.0 <= p <= 1.0:
-        raise ValueError(f"p must be a success rate in [0, 1], got {p!r}")
-    if p == 0.0:
-        return math.inf
-    if p == 1.0:
-        return t_run
-    return t_run * max(1.0, math.log(0.01) / math.log(1.0 - p))
-
-
 def ttt_stats(times, hits, cap: float) -> dict:
-    """Success rate, median / p90 of the runs that hit, t_run (median, failures at the cap), TTS99."""
+    """Success rate, median / p90 of the runs that hit, t_run (median, failures at the cap), TTS99
+    (:func:`qlib.tail.tts99`)."""
+    from qlib.tail import tts99
+
     runs = len(times)
     ok = [t for t, h in zip(times, hits) if h]
     p = len(ok) / runs if runs else 0.0
     t_run = statistics.median([t if h else max(t, cap) for t, h in zip(times, hits)]) if runs else math.inf
     return dict(successes=len(ok), runs=runs, success_rate=p,
                 median=statistics.median(ok) if ok else None, p90=percentile(ok, 90) if ok else None,
-                t_run=t_run, tts99=tts99(t_run, p) if runs else math.inf)
+                t_run=t_run, tts99=tts99([t if h else max(t, cap) for t, h in zip(times, hits)], hits)
+                if runs else math.inf)
 
 
 # -- phases ------------------------------------------------------------------------------
@@ -343,6 +333,8 @@ def choose_sweeps(solver, prep, problem, target, config, rate, cap) -> tuple[dic
     20). The settings still in the running then get more calls, up to ``calib_extend_seconds`` each, and
     the pick is made again: those with a hit, and the one with the lowest mean energy (the longest anneal
     that fits, which has not hit yet only because it made few reads)."""
+    from qlib.tail import tts_at
+
     table, pools = [], {}
     per_spin = 1.0 / rate if rate else 1e-7
     grid = config["grid"]
@@ -364,7 +356,7 @@ def choose_sweeps(solver, prep, problem, target, config, rate, cap) -> tuple[dic
         t_read, sampling_read = pool["wall"] / reads, pool["sampling"] / reads
         return dict(num_sweeps=grid[i], reads=reads, calls=calls, hits=pool["hits"], t_read=t_read,
                     sampling_read=sampling_read, overhead=(pool["wall"] - pool["sampling"]) / calls,
-                    tts99_est=tts99(t_read, pool["hits"] / reads), mean_energy=float(e.mean()),
+                    tts99_est=tts_at(t_read, pool["hits"] / reads), mean_energy=float(e.mean()),
                     min_energy=float(e.min()))
 
     def rank(t):
@@ -622,8 +614,8 @@ def report(results) -> str:
                   f"{c.get('runs_seconds', 0):g} s, or while it has fewer than {c.get('hits_min', 0)} hits and has "
                   f"taken under {c.get('row_seconds', 0):g} s; cap {c['cap_small']:g} s up to "
                   f"{c['small_vars']} variables, else {c['cap']:g} s; a row whose first {c['give_up']} runs fail "
-                  "stops.  median / p90: of the runs that hit.  TTS99: the median run time (failures at the cap) x "
-                  "ln(0.01)/ln(1-p), at least one run.  Setting: num_sweeps chosen per workload from "
+                  "stops.  median / p90: of the runs that hit.  TTS99: qlib.tail.tts99, runs cut at the best budget t "
+                  "among the hits' times, t x ln(0.01)/ln(1-p(t)), at least one run.  Setting: num_sweeps chosen per workload from "
                   f"{'/'.join(str(g) for g in c['grid'])} by calibration calls per setting (up to "
                   f"{c['calib_reads_max']} reads, about {c['calib_seconds']:g} s a call; more calls while the reads "
                   f"have fewer than {c.get('calib_hits', 0)} hits and have taken under "

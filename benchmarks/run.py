@@ -49,8 +49,9 @@ of the rest the better half (at least 3) goes on.  On the generated boards the p
 run once, at their sl10 setting with ``--probe-cap``, on the first 15x15 board only.
 
 The tail: for each workload and row, the success rate, median, p90, max (failed
-runs at the cap), TTS99 (the median time per run x log(0.01)/log(1-p), at least one
-run; p = 1: the median; p = 0: infinite) and the ratio to the sat-exact row
+runs at the cap), TTS99 (``qlib.tail.tts99``: runs cut at a budget t and repeated,
+t x log(0.01)/log(1-p(t)) with p(t) the share of runs answered within t, at least
+one run, at the best t among the answered runs' times; no answer: infinite) and the ratio to the sat-exact row
 (median / SAT median, max / SAT median); each qlib run records its result's
 ``found_by`` (which part of the solver found the answer), counted per row.  Every
 results file records the qlib commit (``git rev-parse HEAD``) and whether the tree
@@ -89,6 +90,7 @@ if str(HERE) not in sys.path:
     sys.path.insert(0, str(HERE))
 
 import qlib  # noqa: E402
+from qlib.tail import tail as qlib_tail  # noqa: E402
 
 from progress import Progress  # noqa: E402
 from provenance import code_fingerprint, machine, qlib_commit  # noqa: E402
@@ -137,27 +139,22 @@ def percentile(values, q: float) -> float:
     return xs[lo] + (xs[hi] - xs[lo]) * (pos - lo)
 
 
-def tts99(per_run: float, p: float) -> float:
-    """Time to solution with 99% confidence: ``per_run * log(0.01) / log(1 - p)`` runs' worth, at least one run.
-
-    ``p`` is the success rate of independent runs of ``per_run`` seconds each (the bench passes the
-    median run time, failures at the cap).  p = 1 (or p >= 0.99): one run, ``per_run``; p = 0: infinite.
-    """
-    if not 0.0 <= p <= 1.0:
-        raise ValueError(f"p must be a success rate in [0, 1], got {p!r}")
-    if p == 0.0:
-        return math.inf
-    if p == 1.0:
-        return per_run
-    return per_run * max(1.0, math.log(0.01) / math.log(1.0 - p))
+def solved_flags(r: dict) -> list[bool]:
+    """Whether each run of ``r["times"]`` answered: from its extras, else the ``successes`` fastest (a failed
+    run counts at the cap or later)."""
+    times, extras = r["times"], r.get("extras") or []
+    if len(extras) == len(times):
+        return [bool(e.get("ok")) for e in extras]
+    flags = [False] * len(times)
+    for i in sorted(range(len(times)), key=times.__getitem__)[:r["successes"]]:
+        flags[i] = True
+    return flags
 
 
 def tail(r: dict) -> dict:
-    """Success rate, median, p90, max and TTS99 of one row's runs (failures at the cap)."""
-    times = r["times"]
-    p = r["successes"] / r["runs"] if r["runs"] else 0.0
-    median = statistics.median(times)
-    return dict(success_rate=p, median=median, p90=percentile(times, 90), max=max(times), tts99=tts99(median, p))
+    """Success rate, median, p90, max and TTS99 of one row's runs (failures at the cap): :func:`qlib.tail.tail`."""
+    t = qlib_tail(r["times"], r["solved"] if "solved" in r else solved_flags(r))
+    return dict(success_rate=t.success_rate, median=t.median, p90=t.p90, max=t.max, tts99=t.tts99)
 
 
 def found_by_counts(r: dict) -> dict:
@@ -490,7 +487,8 @@ def group_summary(results) -> list[dict]:
             solvers += [s for s in results["workloads"][w] if s not in solvers]
         for solver in solvers:
             rs = [results["workloads"][w][solver] for w in names if solver in results["workloads"][w]]
-            pooled = dict(times=[t for r in rs for t in r["times"]], successes=sum(r["successes"] for r in rs))
+            pooled = dict(times=[t for r in rs for t in r["times"]], successes=sum(r["successes"] for r in rs),
+                          solved=[f for r in rs for f in solved_flags(r)])
             # each run over the SAT median of its own board (failures at the cap)
             over = [t / results["workloads"][w]["sat-exact"]["median"] for w in names
                     if solver in results["workloads"][w] and results["workloads"][w].get("sat-exact", {}).get("median")

@@ -1,0 +1,63 @@
+"""TTS99 and the tail statistics, on runs whose distribution is known."""
+
+import math
+
+import numpy as np
+import pytest
+
+from qlib.tail import tail, tts, tts99
+
+
+def test_a_fixed_success_rate_gives_the_textbook_formula():
+    """Runs that answer in 2 s with probability 0.3, else fail at a 60 s cap: 2 * log 0.01 / log 0.7."""
+    seconds = [2.0] * 3 + [60.0] * 7
+    solved = [True] * 3 + [False] * 7
+    assert tts99(seconds, solved) == pytest.approx(2 * math.log(0.01) / math.log(0.7))
+
+
+def test_the_best_budget_is_chosen():
+    """One run answers in 1 s, eight in 10 s, one fails: a 10 s budget (p 0.9, 20 s) beats 1 s (p 0.1, 43.7 s)."""
+    seconds = [1.0] + [10.0] * 8 + [60.0]
+    solved = [True] * 9 + [False]
+    assert tts99(seconds, solved) == pytest.approx(10 * math.log(0.01) / math.log(0.1))
+    assert tts(seconds, solved, 0.5) == pytest.approx(10.0)   # one run of 10 s answers with p 0.9 > 0.5
+
+
+def test_a_quick_majority_puts_tts99_below_a_slow_tail():
+    """Nine runs of 1 s and one of 100 s: restarting every second reaches 0.99 in 2 s, not 100 s."""
+    seconds, solved = [1.0] * 9 + [100.0], [True] * 10
+    assert tts99(seconds, solved) == pytest.approx(2.0)
+
+
+def test_exponential_run_times_give_log_100_over_the_rate():
+    """Memoryless runs: every budget gives log(100) / rate.  Measured on a large sample, the best budget is
+    within a few percent of it (the minimum over budgets leans low, never far)."""
+    rng = np.random.default_rng(0)
+    rate = 2.0
+    seconds = rng.exponential(1 / rate, 200_000)
+    value = tts99(seconds, np.ones(seconds.size, dtype=bool))
+    assert 0.9 * math.log(100) / rate <= value <= math.log(100) / rate * 1.01
+
+
+def test_no_answer_is_infinite_and_every_answer_is_one_run_at_least():
+    assert tts99([5.0, 5.0], [False, False]) == math.inf
+    rng = np.random.default_rng(1)
+    for _ in range(50):
+        seconds = rng.uniform(0.1, 10, 12)
+        solved = rng.random(12) < 0.6
+        if solved.any():
+            assert tts99(seconds, solved) >= seconds[solved].min()
+
+
+def test_tail_counts_failures_at_their_time():
+    t = tail([1.0, 2.0, 3.0, 60.0], [True, True, True, False])
+    assert (t.runs, t.successes, t.success_rate) == (4, 3, 0.75)
+    assert t.median == 2.5 and t.max == 60.0 and t.p90 == pytest.approx(np.percentile([1, 2, 3, 60], 90))
+    assert t.tts99 == pytest.approx(3 * math.log(0.01) / math.log(0.25))
+
+
+@pytest.mark.parametrize("seconds, solved", [([], []), ([1.0], [True, False]), ([-1.0], [True]),
+                                             ([math.nan], [True])])
+def test_bad_runs_are_refused(seconds, solved):
+    with pytest.raises(ValueError):
+        tts99(seconds, solved)
