@@ -725,6 +725,9 @@ def parse_args(argv=None):
     p.add_argument("--compile", action=argparse.BooleanOptionalAction, default=None,
                    help="measure the JIT compile in a fresh process with an empty cache (default: yes; quick: no)")
     p.add_argument("--estimate", action="store_true", help="print the time estimate and exit")
+    p.add_argument("--resummarize", type=Path, metavar="JSON",
+                   help="recompute the statistics of a stored results file from its runs (times and checks) "
+                        "with this script, rewrite it and its .md, and exit: nothing is run again")
     p.add_argument("--out", type=Path, help="results JSON (default results/latest.json; quick: results/quick.json)")
     args = p.parse_args(argv)
     if args.quick and args.set == "user":
@@ -767,8 +770,29 @@ def select(workloads, only):
     return [w for w in workloads if any(fnmatch.fnmatch(w.name, pat) for pat in only)]
 
 
+def resummarize(path: Path) -> None:
+    """Recompute every statistic of the stored results ``path`` from its runs, as :func:`main` would have,
+    and rewrite it and its .md; the runs and the commit that measured them stay as they were."""
+    results = json.loads(path.read_text())
+    for solvers in results["workloads"].values():
+        for r in solvers.values():
+            if "times" in r:
+                stats = tail(r)
+                r.update(p90=stats["p90"], tts99=stats["tts99"], success_rate=stats["success_rate"])
+    results["summary"] = summary(results)
+    results["groups"] = group_summary(results)
+    results["tail"] = tail_rows(results)
+    results["summarized"] = dict(by="benchmarks/run.py --resummarize", qlib=qlib_commit().get("commit"),
+                                 date=time.strftime("%Y-%m-%d %H:%M"))
+    path.write_text(json.dumps(results, indent=1, default=float))
+    path.with_suffix(".md").write_text(markdown(results))
+
+
 def main(argv=None):
     args, config = parse_args(argv)
+    if args.resummarize:
+        resummarize(args.resummarize)
+        return
     t_start = time.perf_counter()
     from peers import GRID, available
 
