@@ -569,8 +569,9 @@ def user_header(results) -> list[str]:
         "stopped on one board is tried once on the next boards of its group (family and size)"
         + (f", and after {c['group_tries']} such failed tries in a row it is not run on the rest of the group "
            "(listed under 'Not run')." if c.get("group_tries") is not None else "."),
-        "p90: linear interpolation between the order statistics (numpy's default).  TTS99: the median run time "
-        "x log(0.01) / log(1 - p), p the success rate, at least one run (p = 1: the median; p = 0: ∞).  "
+        "p90: linear interpolation between the order statistics (numpy's default).  TTS99 (qlib.tail.tts99): "
+        "runs cut at a budget t and repeated, t x log(0.01) / log(1 - p(t)) with p(t) the share of runs answered "
+        "within t, at least one run, at the best t among the answered runs' times (no answer: ∞).  "
         "median / SAT and max / SAT: over the sat-exact row's median on the same board (≥: the numerator involves "
         "a cap; ≤: the SAT median does).  In the group table, run / SAT: each run's time over the sat-exact median "
         "of its own board, the median and the max over the group's runs.  found by: which part of the solver "
