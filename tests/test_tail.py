@@ -5,7 +5,7 @@ import math
 import numpy as np
 import pytest
 
-from qlib.tail import tail, tts, tts99
+from qlib.tail import tail, tts, tts99, tts_at
 
 
 def test_a_fixed_success_rate_gives_the_textbook_formula():
@@ -20,7 +20,8 @@ def test_the_best_budget_is_chosen():
     seconds = [1.0] + [10.0] * 8 + [60.0]
     solved = [True] * 9 + [False]
     assert tts99(seconds, solved) == pytest.approx(10 * math.log(0.01) / math.log(0.1))
-    assert tts(seconds, solved, 0.5) == pytest.approx(10.0)   # one run of 10 s answers with p 0.9 > 0.5
+    # at probability 0.5 the short budget wins: 6.6 runs of 1 s against one of 10 s
+    assert tts(seconds, solved, 0.5) == pytest.approx(math.log(0.5) / math.log(0.9))
 
 
 def test_a_quick_majority_puts_tts99_below_a_slow_tail():
@@ -30,13 +31,13 @@ def test_a_quick_majority_puts_tts99_below_a_slow_tail():
 
 
 def test_exponential_run_times_give_log_100_over_the_rate():
-    """Memoryless runs: every budget gives log(100) / rate.  Measured on a large sample, the best budget is
-    within a few percent of it (the minimum over budgets leans low, never far)."""
-    rng = np.random.default_rng(0)
-    rate = 2.0
-    seconds = rng.exponential(1 / rate, 200_000)
-    value = tts99(seconds, np.ones(seconds.size, dtype=bool))
-    assert 0.9 * math.log(100) / rate <= value <= math.log(100) / rate * 1.01
+    """Memoryless runs, at the exact quantiles of an exponential law (run k of n answers at the time by
+    which k of n would): every budget gives log(100) / rate, and so does the best one."""
+    rate, n = 2.0, 1000
+    k = np.arange(1, n)
+    seconds = np.append(-np.log(1 - k / n) / rate, 99.0)   # the last run never answers
+    solved = np.append(np.ones(n - 1, dtype=bool), False)
+    assert tts99(seconds, solved) == pytest.approx(math.log(100) / rate)
 
 
 def test_no_answer_is_infinite_and_every_answer_is_one_run_at_least():
@@ -61,3 +62,12 @@ def test_tail_counts_failures_at_their_time():
 def test_bad_runs_are_refused(seconds, solved):
     with pytest.raises(ValueError):
         tts99(seconds, solved)
+
+
+def test_tts_at_is_the_formula_with_one_run_at_least():
+    assert tts_at(2.0, 0.0) == math.inf and tts_at(2.0, 1.0) == 2.0
+    assert tts_at(2.0, 0.5) == pytest.approx(2.0 * math.log(0.01) / math.log(0.5))   # 13.3 s
+    assert tts_at(2.0, 0.995) == 2.0 and tts_at(2.0, 0.99) == pytest.approx(2.0)   # under one run: one run
+    for bad in (-0.1, 1.5):
+        with pytest.raises(ValueError):
+            tts_at(1.0, bad)

@@ -405,8 +405,8 @@ def run_focused(compiled, rng_states, start_states, target, time_limit, *, noise
 
 
 def warmup_cuts(compiled, chunk_function=focused_chunk) -> None:
-    """Compile (or load) the lazy-cut kernels: appending cuts to the pool, taking them, and
-    ``chunk_function``'s.
+    """Compile (or load) the lazy-cut kernels: appending cuts to the pool, taking them (a restart's cuts
+    too), and ``chunk_function``'s.
 
     A solve with lazy cuts would otherwise compile them at its first cut or
     first pooling, inside its time limit.
@@ -417,5 +417,6 @@ def warmup_cuts(compiled, chunk_function=focused_chunk) -> None:
         return None, [(np.arange(n), 1 - np.asarray(state[:n], dtype=np.int64))]
     rng = np.arange(1, 3, dtype=np.uint64)
     start = np.zeros((2, n), dtype=np.uint8)
-    run_focused(compiled, rng, start, 0.0, 5.0, lazy=LazyCuts(separate, energy=np.inf, interval=1),
+    kept = [(np.arange(n), np.ones(n, dtype=np.int64))]   # a restart's cut: every replica takes it first
+    run_focused(compiled, rng, start, 0.0, 5.0, lazy=LazyCuts(separate, energy=np.inf, interval=1, cuts=kept),
                 max_steps=64, sync_steps=1, chunk_function=chunk_function)

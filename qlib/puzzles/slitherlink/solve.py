@@ -22,6 +22,7 @@ from .display import render_text
 from .formulation import FORMULATIONS, CellFormulation, Formulation, formulation_of
 from .model import SlitherlinkModel
 from .presolve import Presolve, presolve
+from .separation import warmup as warm_separation
 
 # -- the solver ---------------------------------------------------------------
 @dataclass(kw_only=True)
@@ -269,14 +270,12 @@ def loop_cuts(sm: SlitherlinkModel, compiled, *, cut: str | None = None, **optio
     return LazyCuts(spec.separation(sm, compiled), **options)
 
 
-#: The lazy method's rounds (with a complete search): round ``k`` gives each part a budget about
-#: ``2**k`` times its first, in counts, not seconds: SAT work (conflicts, plus a fixed cost per
-#: call), backtracking nodes (a node costs about one pass over the edges) or focused-search steps
-#: per replica.  The focused search's first run is worth about ``_FIRST_ROUND`` seconds at the
-#: rates measured here (2 cores), as is the backtracking search's first turn; SAT's first turn is
-#: ``_SAT_WORK_PER_EDGE`` units per edge (at least ``_FIRST_ROUND`` seconds' worth): most boards of
-#: the bench (benchmarks/run.py) are answered within it, in about the time building the model
-#: would take.  Counts keep the result independent of the machine's speed and load.
+#: The lazy method's rounds: round ``k`` gives each part about ``2**k`` times its first budget, in
+#: counts: SAT work (conflicts, plus a fixed cost per call), backtracking nodes (about one pass over
+#: the edges each) or focused-search steps per replica.  The first runs are worth about
+#: ``_FIRST_ROUND`` seconds at the rates measured here (2 cores); SAT's first turn is
+#: ``_SAT_WORK_PER_EDGE`` units per edge (at least that).  Counts keep the result independent of the
+#: machine's speed and load.
 _FIRST_ROUND = 0.02
 _STEPS_PER_SECOND = 30_000
 _EDGE_NODES_PER_SECOND = 1.2e8
@@ -471,6 +470,7 @@ def warmup(formulation: str = "cells", method: str = "lazy") -> float:
     if method == "lazy" and FORMULATIONS[formulation].lazy:
         open_board = Board(((None, None), (None, None)))   # one the presolve leaves open
         _warm_run(METHODS[method](_Run(open_board, formulation, "cpu", 0, 1.0, None, {}, method, None)))
+        warm_separation(open_board)
         for kind in COMPLETE:   # a turn of each complete search
             exact = _Complete(kind, _Run(open_board, formulation, "cpu", 0, 1.0, None, {}, method, kind))
             exact.advance(0, time.perf_counter() + 1.0)
