@@ -284,7 +284,7 @@ _COMPILE_SHARE = 0.3
 _SAT_WORK_PER_SECOND = 8_000
 _SAT_WORK_PER_EDGE = 4
 
-#: The lazy method's focused search unless the caller sets these: dynamic penalty weights, no random flips.
+#: The cell model's focused search unless the caller sets these: dynamic weights, no random flips (edge forms: none).
 SEARCH_DEFAULTS = {"weight_smoothing": 10, "noise": 0.0}
 
 #: The complete searches the lazy method can run beside the focused search (``complete=``).
@@ -360,7 +360,7 @@ def _lazy(run: _Run) -> SlitherlinkResult:
     settled = run.presolved_result()
     if settled is not None:
         return settled
-    options = {**SEARCH_DEFAULTS, **run.solver_options}
+    options = {**(SEARCH_DEFAULTS if isinstance(run.spec, CellFormulation) else {}), **run.solver_options}
     cut_options = {_CUT_OPTIONS[k]: options.pop(k) for k in list(options) if k in _CUT_OPTIONS}
     user_steps = options.pop("max_steps", None)
     if user_steps is not None and run.complete:
@@ -526,7 +526,7 @@ def solve(board, *, formulation: str = "cells", method: str | None = None, backe
     whether the answer is the only one (SAT with the answer blocked, within
     the time left): ``result.unique`` and
     ``result.second_answer``.  Other keyword arguments go to the backend
-    (``num_replicas``, ``noise``, ...; the lazy method's: :data:`SEARCH_DEFAULTS`).
+    (``num_replicas``, ``noise``, ...; the cell model's: :data:`SEARCH_DEFAULTS`).
     ``backend="gpu"`` runs the focused search on the GPU, one replica per CUDA
     thread; the presolve, the separation and the complete search stay on the CPU.
     """
