@@ -186,3 +186,29 @@ def test_shortened_cuts_answer_a_minimal_clue_board_the_plain_cuts_do_not():
         assert result.solved and np.array_equal(board.grid.from_hv(result.h, result.v), ref)
         sizes = [n for it in result.iterations for n in it.get("cuts", [])]
         assert sizes and np.median(sizes) < 20
+
+
+@pytest.mark.parametrize("formulation, weighted", [("cells", True), ("hubo", False)])
+def test_the_cell_models_search_weighs_its_rows_dynamically(monkeypatch, formulation, weighted):
+    """The cell model's focused search runs with dynamic penalty weights and no noise (SEARCH_DEFAULTS),
+    the edge form's with the fixed weights; a caller's own value wins.  Either way the answer is the
+    exact reference's."""
+    from qlib.puzzles.slitherlink import solve as solve_module
+
+    board = sl.parse(qlib.data_path("slitherlink-10x10-qbpp.txt"))
+    seen = []
+    real = solve_module.qlib.solve
+
+    def spy(*args, **kwargs):
+        seen.append({k: kwargs.get(k) for k in ("weight_smoothing", "noise")})
+        return real(*args, **kwargs)
+    monkeypatch.setattr(solve_module.qlib, "solve", spy)
+    presolve_off = dict(formulation=formulation) if formulation == "hubo" else {}
+    r = sl.solve(board, complete=False, seed=3, time_limit=60, **presolve_off)
+    assert r.solved and np.array_equal(board.grid.from_hv(r.h, r.v), exact.solve_exact(board).mask)
+    if r.found_by == "search":
+        expected = {"weight_smoothing": 10, "noise": 0.0} if weighted else {"weight_smoothing": None, "noise": None}
+        assert seen and all(s == expected for s in seen)
+    seen.clear()
+    sl.solve(board, complete=False, seed=3, time_limit=60, noise=0.1, **presolve_off)
+    assert all(s["noise"] == 0.1 for s in seen)
