@@ -138,7 +138,9 @@ class FocusedOptions(_FocusedShared):
     replica weighs one model weight more, and every ``k``-th such raise every
     raised weight steps back one (see
     :func:`~qlib.solvers.focused_kernel.raise_weights`; for models whose energy
-    is all penalty, with target 0); ``lazy_cuts``: a
+    is all penalty, with target 0; a run that misses its target then returns
+    the best state by the weights of the moment it was met, its energy
+    recomputed on the model); ``lazy_cuts``: a
     :class:`~qlib.solvers.focused.LazyCuts`; ``max_steps``: a cap on each
     replica's steps; ``share_cuts``: whether the replicas pool their cuts;
     ``share_interval``: the steps between two poolings (every replica stops
