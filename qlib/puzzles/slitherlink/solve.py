@@ -526,7 +526,7 @@ def solve(board, *, formulation: str = "cells", method: str | None = None, backe
     whether the answer is the only one (SAT with the answer blocked, within
     the time left): ``result.unique`` and
     ``result.second_answer``.  Other keyword arguments go to the backend
-    (``num_replicas``, ``noise``, ...; the cell model's: :data:`SEARCH_DEFAULTS`).
+    (``num_replicas``, ``noise``, ...; the cell model's: :data:`~qlib.puzzles.slitherlink.solve.SEARCH_DEFAULTS`).
     ``backend="gpu"`` runs the focused search on the GPU, one replica per CUDA
     thread; the presolve, the separation and the complete search stay on the CPU.
     """
