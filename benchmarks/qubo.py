@@ -136,11 +136,11 @@ def ttt_stats(times, hits, cap: float) -> dict:
     runs = len(times)
     ok = [t for t, h in zip(times, hits) if h]
     p = len(ok) / runs if runs else 0.0
-    t_run = statistics.median([t if h else max(t, cap) for t, h in zip(times, hits)]) if runs else math.inf
+    at_cap = [t if h else max(t, cap) for t, h in zip(times, hits)]   # a failed run costs at least the cap
     return dict(successes=len(ok), runs=runs, success_rate=p,
                 median=statistics.median(ok) if ok else None, p90=percentile(ok, 90) if ok else None,
-                t_run=t_run, tts99=tts99([t if h else max(t, cap) for t, h in zip(times, hits)], hits)
-                if runs else math.inf)
+                t_run=statistics.median(at_cap) if runs else math.inf,
+                tts99=tts99(at_cap, hits) if runs else math.inf)
 
 
 # -- phases ------------------------------------------------------------------------------

@@ -12,10 +12,10 @@ within ``t`` (the number of runs left unrounded, as is usual),
     TTS99(t) = t * log(0.01) / log(1 - p(t)),   at least t (one run),
 
 and :func:`tts99` reports the best ``t`` among the answered runs' times.  It is
-infinite when no run answered.  Over a small sample the best budget leans low
-(a budget that only a lucky run or two beat), so compare it across rows measured
-alike.  It can sit below the median (when a quick
-budget answers often enough), never below the fastest answer.
+infinite when no run answered, and never below the fastest answer; it can sit
+below the median, when a quick budget answers often enough.  Over a small sample
+the best budget leans low (a budget that only a lucky run or two beat), so
+compare it across rows measured alike.
 """
 
 from __future__ import annotations
