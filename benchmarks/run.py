@@ -31,7 +31,7 @@ estimate from the last results/user.json.
 
 Rows: ``qlib-default`` is ``slitherlink.solve(board, seed=s, time_limit=cap)`` (or
 ``nonogram.solve``) with no other argument; ``qubo-alone``, on every workload, the QUBO
-method with no complete search beside it (``complete=False``; Nonogram ``method="search"``);
+method with no complete search beside it (``complete=False``; Nonogram ``complete=False``);
 the named qlib alternatives; the
 exact rows ``sat-exact`` (``slitherlink.exact.solve_exact``, CaDiCaL) and
 ``backtrack`` (``generate.count_solutions(board, limit=1)``), deterministic, run
@@ -576,7 +576,7 @@ def user_header(results) -> list[str]:
         "a cap; ≤: the SAT median does).  In the group table, run / SAT: each run's time over the sat-exact median "
         "of its own board, the median and the max over the group's runs.  found by: which part of the solver "
         "answered (the result's found_by), per successful run.  qubo-alone: the QUBO method with no complete "
-        "search beside it (Slitherlink complete=False, Nonogram method=\"search\").",
+        "search beside it (Slitherlink complete=False, Nonogram complete=False).",
     ]
 
 

@@ -21,7 +21,7 @@ sgt-loopy (hard, 10x10 to 60x60, and 40x30, 60x40) and qlib's minimal-clue gener
 each with the rows ``qlib-default``, ``qubo-alone``, ``sat-exact`` and ``backtrack``; Nonograms from
 sgt-pattern (15x15 to 50x50), random 30x30 grids and webpbn, each with
 ``qlib-default``, ``qubo-alone`` and ``sat-exact`` (``nonogram_sat.solve_sat``).  ``qubo-alone`` is the
-QUBO method with no complete search beside it (Slitherlink ``complete=False``, Nonogram ``method="search"``),
+QUBO method with no complete search beside it (Slitherlink ``complete=False``, Nonogram ``complete=False``),
 on every workload.  Boards are grouped by
 family and size (:attr:`Workload.group`) for the give-up rule.
 
@@ -129,7 +129,7 @@ def slitherlink_qlib(name: str, board, describe: str, cap: float | None = None, 
 
 #: What the "qubo-alone" row runs: the QUBO method with no complete search beside it.
 ALONE_SLITHERLINK = "complete=False: presolve (probing to a fixed point), cell model, focused search with lazy cuts"
-ALONE_NONOGRAM = "method=search: the domain-wall model's focused search, no backtracking"
+ALONE_NONOGRAM = "complete=False: line solving, the domain-wall model of the open cells, focused search"
 
 
 def slitherlink_alone(board) -> Row:
@@ -242,8 +242,8 @@ def _nonogram_row(name, kind, puzzle, describe, grid=None, **options) -> Row:
 
 
 def nonogram_alone(puzzle) -> Row:
-    """The QUBO method alone: ``nonogram.solve(puzzle, method="search")``, no backtracking."""
-    return _nonogram_row("qubo-alone", "qlib", puzzle, ALONE_NONOGRAM, method="search")
+    """The QUBO method alone: ``nonogram.solve(puzzle, complete=False)``, no SAT and no backtracking."""
+    return _nonogram_row("qubo-alone", "qlib", puzzle, ALONE_NONOGRAM, complete=False)
 
 
 def nonogram_sat_available() -> str | None:

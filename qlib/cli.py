@@ -58,9 +58,10 @@ def _parser() -> argparse.ArgumentParser:
     nono.add_argument("--formulation", "--form", choices=["cons", "qubo"], default="cons",
                       help="cons: native constraints; qubo: expanded to a pure QUBO")
     nono.add_argument("--method", choices=["auto", "search"], default=None,
-                      help="auto: propagation, then the model search and backtracking in turns; search: "
-                           "the model search alone (default: auto for --formulation cons on the cpu or auto "
-                           "backend, else search)")
+                      help="auto: propagation, then the model search and a complete search in turns "
+                           "(with --no-complete, the model search alone); search: the source's model of the "
+                           "whole puzzle, no propagation (default: auto for --formulation cons on the cpu or "
+                           "auto backend, else search)")
 
     show = sub.add_parser("show", help="print a puzzle in another format")
     shown = show.add_subparsers(dest="puzzle", required=True)
@@ -200,10 +201,8 @@ class _Nonogram(_Puzzle):
 
     @staticmethod
     def options(args) -> dict:
-        if args.no_complete:
-            if args.method == "auto":
-                raise _UsageError("--no-complete runs the model search alone; --method auto runs a complete search beside it")
-            return dict(formulation=args.formulation, method="search")
+        if args.no_complete:   # line solving, then the model search: no SAT, no backtracking
+            return dict(formulation=args.formulation, method=args.method, complete=False)
         return dict(formulation=args.formulation, method=args.method)
 
     @staticmethod

@@ -287,17 +287,19 @@ def compile(model, *, variables=()) -> CompiledModel:  # noqa: A001 - the verb r
     var_term_ptr = np.zeros(n + 1, dtype=np.int64)
     var_term_ptr[1:] = np.cumsum(np.bincount(term_vars, minlength=n))
 
-    pairs = {(int(term_vars[k]), int(term_row[term_of_lit[k]])) for k in range(len(term_vars)) if term_row[term_of_lit[k]] >= 0}
-    pairs = sorted(pairs)
-    var_rows = np.array([r for _, r in pairs], dtype=np.int32)
+    # (variable, row) incidence, each pair once: sorted by variable then row, and by row then variable
+    lit_rows = term_row[term_of_lit].astype(np.int64)
+    held = lit_rows >= 0
+    num_rows = len(row_weight)
+    keys = np.unique(term_vars[held].astype(np.int64) * (num_rows + 1) + lit_rows[held])
+    pair_vars, pair_rows = keys // (num_rows + 1), keys % (num_rows + 1)
+    var_rows = pair_rows.astype(np.int32)
     var_row_ptr = np.zeros(n + 1, dtype=np.int64)
-    if pairs:
-        var_row_ptr[1:] = np.cumsum(np.bincount([v for v, _ in pairs], minlength=n))
-    by_row = sorted((r, v) for v, r in pairs)
-    row_vars = np.array([v for _, v in by_row], dtype=np.int32)
-    row_var_ptr = np.zeros(len(row_weight) + 1, dtype=np.int64)
-    if by_row:
-        row_var_ptr[1:] = np.cumsum(np.bincount([r for r, _ in by_row], minlength=len(row_weight)))
+    var_row_ptr[1:] = np.cumsum(np.bincount(pair_vars, minlength=n))
+    by_row = np.lexsort((pair_vars, pair_rows))
+    row_vars = pair_vars[by_row].astype(np.int32)
+    row_var_ptr = np.zeros(num_rows + 1, dtype=np.int64)
+    row_var_ptr[1:] = np.cumsum(np.bincount(pair_rows, minlength=num_rows))
 
     row_term_ptr = np.array(row_term_ptr, dtype=np.int64)
     row_const, row_weight = np.array(row_const, dtype=np.float64), np.array(row_weight, dtype=np.float64)

@@ -123,11 +123,13 @@ def test_the_command_line_runs_the_method_alone():
                           capture_output=True, text=True, timeout=300)
     assert nono.returncode == 0, nono.stderr
     data = json.loads(nono.stdout)
-    assert data["status"] == "solved" and data["method"] == "search"
-    clash = subprocess.run([sys.executable, "-m", "qlib", "solve", "nonogram",
-                            str(qlib.data_path("nonogram-15x15-qbpp-logo.non")), "--no-complete", "--method", "auto"],
-                           capture_output=True, text=True, timeout=300)
-    assert clash.returncode == 2 and "--no-complete" in clash.stderr
+    assert data["status"] == "solved" and data["method"] == "auto" and data["found_by"] == "propagation"
+    source = subprocess.run([sys.executable, "-m", "qlib", "solve", "nonogram",
+                             str(qlib.data_path("nonogram-15x15-qbpp-logo.non")), "--no-complete", "--method",
+                             "search", "--json", "--seed", "1"], capture_output=True, text=True, timeout=300)
+    assert source.returncode == 0, source.stderr
+    data = json.loads(source.stdout)
+    assert data["status"] == "solved" and data["method"] == "search" and data["found_by"] == "search"
 
 
 # -- cuts shortened by the rules -----------------------------------------------------------

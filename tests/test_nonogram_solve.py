@@ -42,6 +42,15 @@ NO_ANSWER_14x18 = (
 PERMUTATIONS_12 = ([[1]] * 12, [[1]] * 12)   # 12! answers: the model search finds one first
 
 
+def _random_grid_clues(seed: int, size: int):
+    """The clues of a random size x size grid (half black)."""
+    grid = np.random.default_rng(seed).random((size, size)) < 0.5
+    return ([list(ng.blocks_of(row)) for row in grid], [list(ng.blocks_of(grid[:, j])) for j in range(size)])
+
+
+RANDOM_15 = _random_grid_clues(7, 15)   # line solving decides a third of its cells
+
+
 # -- the oracle ------------------------------------------------------------------
 def placements(clue, n):
     """Every line of length n (tuples of 0/1) whose blocks are ``clue``."""
@@ -177,6 +186,38 @@ def test_answer_found_by_the_search_of_the_open_cells():
     assert result.solution.energy == 0 and result.solution.info["algorithm"] == "search"
 
 
+def test_the_method_alone_claims_only_what_it_proved():
+    """``complete=False``: line solving, then the search of the open cells; no SAT, no backtracking.
+    Every answer is an answer, and only line solving may claim that none exists."""
+    kinds = set()
+    for puzzle in random_puzzles(150, seed=7):
+        expected = answers(puzzle)
+        result = ng.solve(puzzle, seed=0, time_limit=20, complete=False, max_steps=20_000)
+        kinds.add((result.stop_reason, result.found_by))
+        assert result.conflicts == 0 and result.nodes == 0 and result.method == "auto"
+        if result.solved:
+            assert result.found_by in ("propagation", "search") and result.grid in expected
+        elif result.stop_reason == "no_answer":
+            assert not expected and result.found_by == "propagation"
+        else:   # the search ran out of steps: it claims nothing
+            assert (result.stop_reason, result.found_by, result.grid) == ("max_steps", None, None)
+            assert not expected
+    assert {("answer", "propagation"), ("answer", "search"), ("no_answer", "propagation")} <= kinds
+
+
+def test_the_method_alone_searches_what_line_solving_leaves_open():
+    puzzle = ng.parse(PERMUTATIONS_12)   # line solving decides nothing: the model has every cell
+    result = ng.solve(puzzle, seed=3, time_limit=60, complete=False)
+    assert (result.status, result.stop_reason, result.found_by) == ("solved", "answer", "search")
+    assert result.decided == 0 and result.var_count > 0 and result.steps > 0
+    assert result.timings["complete_seconds"] == 0 and ng.check(puzzle, result.grid) == []
+    hard = ng.parse(RANDOM_15)   # line solving decides part of it; the model holds only the rest
+    result = ng.solve(hard, seed=1, time_limit=60, complete=False)
+    assert result.found_by == "search" and 0 < result.decided < 1 and ng.check(hard, result.grid) == []
+    whole = ng.build_model(hard)
+    assert 0 < result.var_count < whole.var_count
+
+
 # -- the model of the open cells ------------------------------------------------------------
 def zero_energy_grids(nm):
     compiled = qlib.compile(nm.model)
@@ -228,7 +269,8 @@ def test_known_cells_are_checked():
 # -- determinism, the time limit, Ctrl-C ------------------------------------------------------
 @pytest.mark.parametrize("clues, complete, found_by", [(PERMUTATIONS_12, "backtrack", "search"),
                                                        (NO_ANSWER_14x18, "backtrack", "backtrack"),
-                                                       (NO_ANSWER_14x18, "sat", "sat"), (HARD_30, "sat", "sat")])
+                                                       (NO_ANSWER_14x18, "sat", "sat"), (HARD_30, "sat", "sat"),
+                                                       (RANDOM_15, False, "search")])
 def test_same_seed_and_threads_same_outcome(clues, complete, found_by):
     puzzle = ng.parse(clues)
     runs = [ng.solve(puzzle, seed=11, time_limit=60, num_threads=1, complete=complete) for _ in range(2)]
@@ -306,6 +348,7 @@ def test_methods_and_their_options():
     result = ng.solve(puzzle, seed=0)
     assert str(result).startswith("solved (answer, found by sat)")
     assert ng.solve(puzzle, seed=0, complete="backtrack").found_by == "backtrack"
+    assert ng.solve(puzzle, seed=0, complete=False, max_steps=5_000).found_by == "search"   # two answers
     for bad in ("cdcl", True, None):
         with pytest.raises(ValueError, match="complete"):
             ng.solve(puzzle, complete=bad)
@@ -313,7 +356,7 @@ def test_methods_and_their_options():
                                    "complete_seconds", "unique_seconds", "solve_seconds"}
 
 
-@pytest.mark.parametrize("options", [{}, {"complete": "backtrack"}, {"method": "search"}])
+@pytest.mark.parametrize("options", [{}, {"complete": "backtrack"}, {"complete": False}, {"method": "search"}])
 def test_a_result_of_every_method_pickles(options):
     """The default's result held a local function (unpicklable); every method's result now pickles."""
     import pickle

@@ -29,6 +29,13 @@
    clue 1: 12! answers).  On sgt's random-grid 30x30 boards backtracking took up
    to 19.5 times SAT's time (benchmarks/results/user.md), hence SAT by default.
 
+``complete=False`` (with ``method="auto"``): the QUBO method alone.  Line solving
+to its fixed point (polynomial, no guessing; it answers or refutes many boards by
+itself), then the domain-wall model of the cells still open, minimised by the focused
+search until energy 0 or the time limit: no SAT, no backtracking, no probing.  Probing
+is left out because on random grids it can cost more than the search it saves
+(random-30x30-s0: 3.3 s of probing against a 2.9 s search of the larger model).
+
 ``method="search"``: the model of the whole puzzle, minimised by :func:`qlib.solve`
 until energy 0 or the time limit, as the source formulation does.
 """
@@ -61,7 +68,8 @@ from .rules import is_solution
 
 #: The methods :func:`solve` takes (``method="auto"`` or ``"search"``).
 METHODS = ("auto", "search")
-#: The complete searches ``method="auto"`` can run beside the model search (``complete=``).
+#: The complete searches ``method="auto"`` can run beside the model search (``complete=``;
+#: ``complete=False`` runs none: the QUBO method alone).
 COMPLETE = ("sat", "backtrack")
 #: Line solves of backtracking in the first round of ``method="auto"``; doubled every round.
 FIRST_WORK = 4096
@@ -89,8 +97,8 @@ class NonogramResult(PuzzleResult):
     claim: "answer" (``grid`` is an answer), "time_limit", "no_answer" (proved:
     propagation met a contradiction, the complete search closed every branch, or the
     exhaustive backend found no zero-energy state), "interrupted" (Ctrl-C),
-    "max_steps"/"max_rounds" (only when the caller set that option of
-    ``method="search"``).  ``found_by`` names the stage that settled it:
+    "max_steps"/"max_rounds" (only when the caller set that option, with
+    ``method="search"`` or ``complete=False``).  ``found_by`` names the stage that settled it:
     "propagation", "sat", "backtrack" or "search" (None when nothing was settled).
 
     ``var_count``, ``term_count`` and ``energy`` describe the model that was
@@ -179,10 +187,11 @@ def warmup(method: str = "auto", backend: str = "cpu") -> float:
     return time.perf_counter() - start
 
 
-def _resolve_method(method, formulation, backend, options) -> str:
+def _resolve_method(method, formulation, backend, options, complete) -> str:
     if method is None:
         plain = formulation == "cons" and isinstance(backend, str) and backend in ("cpu", "gpu", "auto")
-        return "auto" if plain and not any(k in options for k in _BUDGET_OPTIONS) else "search"
+        budget = any(k in options for k in _BUDGET_OPTIONS) and complete is not False
+        return "auto" if plain and not budget else "search"
     if method not in METHODS:
         raise ValueError(f"unknown method {method!r}; choose one of {', '.join(map(repr, METHODS))}")
     if method == "auto":
@@ -190,24 +199,26 @@ def _resolve_method(method, formulation, backend, options) -> str:
             raise ValueError(f"method='auto' searches with backend 'cpu', 'gpu' or 'auto', not {backend!r}: "
                              f"use method='search' for another backend")
         given = [k for k in _BUDGET_OPTIONS if k in options]
-        if given:
+        if given and complete is not False:
             raise ValueError(f"method='auto' sets {', '.join(given)} itself (its budgets double every "
-                             f"round): use method='search' to cap the search")
+                             f"round): pass complete=False to cap the search yourself")
     return method
 
 
 def solve(puzzle, *, formulation: str = "cons", method: str | None = None, backend: str = "cpu",
           seed: int | None = None, time_limit: float = 60.0, check_unique: bool = False,
-          complete: str = "sat", **options) -> NonogramResult:
+          complete: str | bool = "sat", **options) -> NonogramResult:
     """Solve the nonogram: an answer, a proof that none exists, or the time limit.
 
     ``method="auto"`` propagates (line solving and probing), then runs the
     domain-wall search on the cells still open and a complete search in turns,
     with budgets that double every round (see :mod:`.solver`): ``complete`` is
     "sat" (CaDiCaL, :mod:`qlib.puzzles.nonogram.exact`) or "backtrack" (qlib's line-solving backtracker).
-    ``method="search"`` is the QUBO method alone: no propagation, no complete search.
-    ``method="search"`` minimises the model of the whole puzzle (``formulation``: "cons",
-    native constraints, or "qubo") with :func:`qlib.solve` until energy 0.  The
+    ``complete=False`` is the QUBO method alone: line solving, then the focused search of the
+    cells still open until energy 0 (no SAT, no backtracking; ``max_steps`` may cap it).
+    ``method="search"`` is the source's form: no propagation, no complete search; it
+    minimises the model of the whole puzzle (``formulation``: "cons", native
+    constraints, or "qubo") with :func:`qlib.solve` until energy 0.  The
     default (None) is "auto" for the default model on backend "cpu", "gpu" or "auto"
     (on "gpu" the model search runs there, propagation and backtracking on the CPU),
     and "search" when a formulation, a backend ("exhaustive", a callable) or
@@ -230,9 +241,9 @@ def solve(puzzle, *, formulation: str = "cons", method: str | None = None, backe
     seed = validate.seed(seed)
     if seed is None:
         seed = int(np.random.SeedSequence().entropy % (1 << 62))
-    method = _resolve_method(method, formulation, backend, options)
-    if isinstance(complete, bool) or complete not in COMPLETE:
-        raise ValueError(f"complete must be one of {', '.join(map(repr, COMPLETE))}, got {complete!r}")
+    if complete is not False and (isinstance(complete, bool) or complete not in COMPLETE):
+        raise ValueError(f"complete must be one of {', '.join(map(repr, COMPLETE))} or False, got {complete!r}")
+    method = _resolve_method(method, formulation, backend, options, complete)
     check_unique = validate.boolean("check_unique", check_unique)
     check_options(backend, options, caller="nonogram.solve")
     if method == "auto" and backend == "auto":   # the model search's budget depends on the backend
@@ -244,14 +255,14 @@ def solve(puzzle, *, formulation: str = "cons", method: str | None = None, backe
 
         gpu.require_device()
     jit = _warm_engine() if method == "auto" or check_unique else 0.0
-    if method == "search":
+    if method == "search" or complete is False:
         jit += _warm_search(backend)
     run = _Run(puzzle, formulation, method, backend, int(seed), float(time_limit), options)
     run.complete = complete
     run.jit = jit
     try:
         try:
-            result = run.auto() if method == "auto" else run.search()
+            result = run.search() if method == "search" else run.auto() if complete else run.alone()
         except KeyboardInterrupt:
             result = run.result("interrupted", "interrupted")
         if check_unique and result.solved:
@@ -344,11 +355,32 @@ class _Run:
         self._clock("build_seconds", t0)
         return True
 
-    # -- method="search" ---------------------------------------------------------
+    # -- method="search" and complete=False: one search to energy 0 ---------------
     def search(self) -> NonogramResult:
-        t0 = time.perf_counter()
+        """The source's form: the model of the whole puzzle, searched once."""
         if not self._build(None):
             return self.result("unsolved", "time_limit")
+        return self._minimise()
+
+    def alone(self) -> NonogramResult:
+        """The QUBO method alone: line solving, then the model of the cells still open, searched once."""
+        t0 = time.perf_counter()
+        self.engine = engine = Engine(self.puzzle)
+        status = engine.presolve(self.deadline, probing=False)
+        self.root = engine.cells()
+        self._clock("propagation_seconds", t0)
+        if status == lines.CONTRADICTION:
+            return self.result("unsolved", "no_answer", "propagation")
+        if status == TIME_UP:
+            return self.result("unsolved", "time_limit")
+        if engine.undecided == 0:
+            return self.result("solved", "answer", "propagation", engine.grid())
+        if not self._build(self.root):
+            return self.result("unsolved", "time_limit")
+        return self._minimise()
+
+    def _minimise(self) -> NonogramResult:
+        """Minimise the built model with :func:`qlib.solve` until energy 0 or a limit."""
         if self.left() <= 1e-3:
             return self.result("unsolved", "time_limit")
         t0 = time.perf_counter()
@@ -358,10 +390,11 @@ class _Run:
         self.best = solution
         self.ran_backend = solution.info.get("backend", self.ran_backend)
         self.steps = int(solution.info.get("flips", 0))
-        grid = decode(self.model, solution)
         stop = solution.info.get("stop_reason")
-        if abs(solution.energy) <= 1e-9 and is_solution(self.puzzle, grid):
-            return self.result("solved", "answer", "search", grid)
+        if abs(solution.energy) <= 1e-9:
+            grid = decode(self.model, solution)
+            if is_solution(self.puzzle, grid):
+                return self.result("solved", "answer", "search", grid)
         if stop == "interrupted":
             return self.result("interrupted", "interrupted")
         if stop == "complete":   # the exhaustive backend saw every state: none has energy 0
