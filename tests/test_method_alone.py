@@ -190,6 +190,24 @@ def test_shortened_cuts_answer_a_minimal_clue_board_the_plain_cuts_do_not():
         assert sizes and np.median(sizes) < 20
 
 
+def test_the_method_alone_is_one_search_and_shortens_each_cut_once(monkeypatch):
+    """Alone, the cell model's search is one run (no restarts: they would drop the learned weights),
+    and a cut met again is looked up, not refuted again."""
+    board = sl.parse(qlib.data_path("slitherlink-20x20-gen-s5.txt"))
+    calls = []
+    real = counter.refutes
+    monkeypatch.setattr(counter, "refutes", lambda *a, **k: calls.append(1) or real(*a, **k))
+    result = sl.solve(board, complete=False, seed=1, time_limit=30)
+    assert result.solved and result.found_by == "search" and len(result.iterations) == 1
+    assert np.array_equal(board.grid.from_hv(result.h, result.v), exact.solve_exact(board).mask)
+    sm = sl.build_model(board, "cells")
+    (cells, values), = sl.formulation._loop_regions(sm, _wrong_loops(board, [], 1)[0])[:1]
+    first = sl.formulation._shorten(sm, cells, values)
+    made = len(calls)
+    again = sl.formulation._shorten(sm, cells.copy(), values.copy())
+    assert len(calls) == made > 0 and all(np.array_equal(a, b) for a, b in zip(first, again))
+
+
 @pytest.mark.parametrize("formulation, weighted", [("cells", True), ("hubo", False)])
 def test_the_cell_models_search_weighs_its_rows_dynamically(monkeypatch, formulation, weighted):
     """The cell model's focused search runs with dynamic penalty weights and no noise (SEARCH_DEFAULTS),

@@ -100,10 +100,22 @@ def _shorten(sm: SlitherlinkModel, cells, values):
     it came from; no single cell of the result can go.  A ring of a hundred
     cells that the rules refute on two or three of them takes a few dozen
     propagations, not a hundred.  Without the presolve's state, or when the
-    rules cannot refute the whole cut, the cut stays as it is.
+    rules cannot refute the whole cut, the cut stays as it is.  A cut met again
+    (the search meets the same loops many times) is looked up, not shortened again.
     """
     state = sm.presolve.state if sm.presolve is not None else None
-    if state is None or not counter.refutes(state, cells, values):
+    if state is None:
+        return cells, values
+    key = (np.asarray(cells).tobytes(), np.asarray(values).tobytes())
+    known = sm.presolve.shortened.get(key)
+    if known is None:
+        known = sm.presolve.shortened[key] = _shortest(state, cells, values)
+    return known
+
+
+def _shortest(state, cells, values):
+    """:func:`_shorten`'s work, once per cut."""
+    if not counter.refutes(state, cells, values):
         return cells, values
     keep = np.arange(len(cells))
     block = max(1, len(keep) // 2)

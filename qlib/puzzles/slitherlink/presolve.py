@@ -51,6 +51,8 @@ class Presolve:
     representative: np.ndarray
     seconds: float
     state: counter.SearchState | None = field(default=None, repr=False, compare=False)
+    #: shortened cuts by the cut they came from (the same loop is met again and again)
+    shortened: dict = field(default_factory=dict, repr=False, compare=False)
 
     @property
     def fixed_fraction(self) -> float:
