@@ -22,7 +22,7 @@ QLIB_SOURCES_HASH := $(shell cat $(sort $(wildcard qlib/*.py qlib/*/*.py qlib/*/
 NUMBA_CACHE_DIR ?= $(CURDIR)/.numba_cache/$(QLIB_SOURCES_HASH)
 export NUMBA_CACHE_DIR
 
-.PHONY: results check-results venv test book lab check-html bench bench-qubo bench-deps bench-boards sgt-deps experiments browser-deps clean distclean
+.PHONY: results check-results venv test test-fast book lab check-html bench bench-qubo bench-deps bench-boards sgt-deps experiments browser-deps clean distclean
 
 venv: $(STAMP)
 
@@ -39,6 +39,11 @@ $(STAMP): pyproject.toml $(CONSTRAINTS) $(wildcard qlib/__init__.py)
 test: venv
 	MPLBACKEND=$(MPL_SCRIPT) $(VPY) -m pytest tests --ignore=tests/test_book_html.py --ignore=tests/test_lab.py
 	MPLBACKEND=$(MPL_KERNEL) $(VPY) -m pytest --nbval-lax notebooks
+
+# The fast lane, for development: the unit tests under a second each (tests/slow.txt lists the
+# others), no notebooks; under 2 minutes on 2 cores.  `make test` (what CI runs) keeps everything.
+test-fast: venv
+	MPLBACKEND=$(MPL_SCRIPT) $(VPY) -m pytest tests -m "not slow and not gpu" --ignore=tests/test_book_html.py --ignore=tests/test_lab.py
 
 # --all: rebuild every page, so every notebook is re-executed against the current
 # qlib even when the notebook itself did not change (Sphinx would skip it otherwise).

@@ -203,3 +203,14 @@ def test_public_functions_and_classes_have_docstrings():
                             and not any(ast.unparse(d).endswith("setter") for d in item.decorator_list)):
                         missing.append(f"{name}.{node.name}.{item.name}")
     assert missing == [], "no docstring: " + ", ".join(missing)
+
+
+def test_every_test_listed_slow_exists():
+    """tests/slow.txt names file::function; a renamed or removed test must leave the list too."""
+    from conftest import SLOW
+
+    for entry in sorted(SLOW):
+        path, _, name = entry.partition("::")
+        tree = ast.parse((ROOT.parent / path).read_text())
+        names = {n.name for n in ast.walk(tree) if isinstance(n, (ast.FunctionDef, ast.AsyncFunctionDef))}
+        assert name in names, f"tests/slow.txt lists {entry}, which does not exist"
