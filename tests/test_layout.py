@@ -214,3 +214,57 @@ def test_every_test_listed_slow_exists():
         tree = ast.parse((ROOT.parent / path).read_text())
         names = {n.name for n in ast.walk(tree) if isinstance(n, (ast.FunctionDef, ast.AsyncFunctionDef))}
         assert name in names, f"tests/slow.txt lists {entry}, which does not exist"
+
+
+#: The names a kernel tuple goes by in qlib.solvers (KernelArrays ``m``/``mw``, AnnealArrays ``a``,
+#: QuadArrays ``q``, Replicas ``R``, CutPool ``C``, Params ``p``, CutNews ``news``, RowVars ``rows``,
+#: Walk ``w``): read by field name only.
+KERNEL_TUPLE_NAMES = {"m", "mw", "a", "q", "R", "C", "p", "news", "rows", "w"}
+SOLVER_MODULES = [name for name in MODULES if name.startswith("qlib.solvers") or name == "qlib.compile"]
+
+
+def _positional_reads(tree) -> list[str]:
+    """Constant subscripts, unpacking and star-expansion of a kernel tuple's name in ``tree``'s functions."""
+    found = []
+    for func in ast.walk(tree):
+        if not isinstance(func, ast.FunctionDef):
+            continue
+        params = {a.arg for a in func.args.posonlyargs + func.args.args + func.args.kwonlyargs}
+        bound = {t.id for n in ast.walk(func) if isinstance(n, ast.Assign) for t in n.targets
+                 if isinstance(t, ast.Name) and isinstance(n.value, ast.Call)
+                 and ast.unparse(n.value.func).split(".")[-1] in ("KernelArrays", "AnnealArrays", "Replicas")}
+        names = (params | bound) & KERNEL_TUPLE_NAMES
+
+        def tuple_name(node):
+            return isinstance(node, ast.Name) and node.id in names
+        for node in ast.walk(func):
+            if (isinstance(node, ast.Subscript) and tuple_name(node.value)
+                    and isinstance(node.slice, ast.Constant) and isinstance(node.slice.value, int)):
+                found.append(f"{func.name}:{node.lineno} {ast.unparse(node)}")
+            elif isinstance(node, ast.Assign) and tuple_name(node.value) and isinstance(node.targets[0], ast.Tuple):
+                found.append(f"{func.name}:{node.lineno} unpacks {node.value.id}")
+            elif isinstance(node, ast.Starred) and tuple_name(node.value):
+                found.append(f"{func.name}:{node.lineno} *{node.value.id}")
+    return found
+
+
+def test_kernel_tuples_are_read_by_name():
+    """Reordering a kernel tuple's fields must not silently change what a kernel reads."""
+    found = [f"{name}.{where}" for name in SOLVER_MODULES for where in _positional_reads(TREES[name])]
+    assert found == [], "positional access to a kernel tuple: " + ", ".join(found)
+
+
+def test_the_positional_check_sees_each_form():
+    tree = ast.parse("def k(m, R, x):\n    a = m[3]\n    t, u = R\n    f(*m)\n    y = x[0]\n    z = m.term_coef\n")
+    assert sorted(s.split()[1] for s in _positional_reads(tree)) == ["*m", "m[3]", "unpacks"]
+
+
+def test_no_two_public_solver_functions_share_a_name_with_other_signatures():
+    """A name in qlib.solvers means one call shape, whichever module it is read from."""
+    seen: dict[str, set[str]] = {}
+    for name in SOLVER_MODULES:
+        for node in TREES[name].body:
+            if isinstance(node, ast.FunctionDef) and not _private(node.name):
+                seen.setdefault(node.name, set()).add(ast.unparse(node.args))
+    clashes = {fn: sorted(sigs) for fn, sigs in seen.items() if len(sigs) > 1}
+    assert clashes == {}

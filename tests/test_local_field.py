@@ -224,13 +224,13 @@ def test_the_local_fields_stay_the_fields_after_sweeps(layout):
     anneal.anneal_serial(q, None, None, a, betas[20:], 20, -np.inf)
     n = compiled.var_count
     for rep in range(3):
-        x = a.states[rep]
+        x = a.x[rep]
         expect = q.linear.copy()
         for i in np.flatnonzero(x):
             expect[q.nbr[q.ptr[i]:q.ptr[i + 1]][q.nbr[q.ptr[i]:q.ptr[i + 1]] < n]] += \
                 q.coupling[q.ptr[i]:q.ptr[i + 1]][q.nbr[q.ptr[i]:q.ptr[i + 1]] < n]
         assert np.allclose(a.field[rep][:n], expect) and not a.field[rep][n:].any()
-        assert compiled.offset + a.energies[rep] == pytest.approx(compiled.energy(x))
+        assert compiled.offset + a.energy[rep] == pytest.approx(compiled.energy(x))
         assert a.flips[rep] > 0
 
 
@@ -268,8 +268,8 @@ def test_the_cached_deltas_stay_the_flip_deltas():
     betas = np.geomspace(0.05, 3.0, 40)
     anneal.anneal_round(None, m, None, a, betas, 0, -np.inf)
     for rep in range(2):
-        x = a.states[rep]
+        x = a.x[rep]
         expect = [flip_delta(v, x, a.false_count[rep], a.lhs[rep], a.row_delta[rep], m) for v in range(len(x))]
         assert np.allclose(a.field[rep][:len(x)], expect)
-        assert compiled.offset + a.energies[rep] == pytest.approx(compiled.energy(x))
+        assert compiled.offset + a.energy[rep] == pytest.approx(compiled.energy(x))
         assert a.flips[rep] > 0

@@ -47,14 +47,14 @@ from .local_field import fill_deltas, fill_fields, flip_cached, flip_dense, flip
 class AnnealArrays(NamedTuple):
     """Every replica's annealing state, one row (or entry) per replica; the kernels write into it."""
 
-    states: np.ndarray         # uint8 (P, N): the current assignments
+    x: np.ndarray              # uint8 (P, N): the current assignments
     rng: np.ndarray            # uint64 (P, 8): each replica's generator state in column 0 (a cache line each)
     false_count: np.ndarray    # int32 (P, T): false literals per term
     lhs: np.ndarray            # float64 (P, R): each row's left-hand side
     row_delta: np.ndarray      # float64 (P, R): zeroed scratch of :func:`~qlib.solvers.kernel.flip_delta`
-    energies: np.ndarray       # float64 (P,): current energies (without the offset)
-    best_states: np.ndarray    # uint8 (P, N): each replica's best state so far
-    best_energies: np.ndarray  # float64 (P,)
+    energy: np.ndarray         # float64 (P,): current energies (without the offset)
+    best_x: np.ndarray         # uint8 (P, N): each replica's best state so far
+    best_energy: np.ndarray    # float64 (P,)
     flips: np.ndarray          # int64 (P,): accepted flips
     hit: np.ndarray            # int64 (P,): when the target was reached (see the module docstring)
     field: np.ndarray          # float64 (P, N): local fields of the quadratic path (P, 0) otherwise
@@ -64,18 +64,18 @@ class AnnealArrays(NamedTuple):
 def _keep(rep, a, x):
     """Copy ``x`` into replica ``rep``'s best state."""
     for i in range(x.shape[0]):
-        a.best_states[rep, i] = x[i]
+        a.best_x[rep, i] = x[i]
 
 
 @njit(cache=True)
 def anneal_replica(rep, quad, cached, terms, a, betas, lo, target):
-    """Sweeps ``lo`` to ``lo + len(betas)`` of replica ``rep``'s annealing run (``lo == 0`` starts it from ``a.states[rep]``);
+    """Sweeps ``lo`` to ``lo + len(betas)`` of replica ``rep``'s annealing run (``lo == 0`` starts it from ``a.x[rep]``);
     ``betas[k]`` is the inverse temperature of sweep ``lo + k``; one of ``quad``, ``cached``, ``terms`` is the model.
 
     The run's state persists in the arrays ``a`` (:class:`AnnealArrays`) between
     calls, so the driver can read the clock between chunks of sweeps.
     """
-    x, f, fc, lhs, scratch = a.states[rep], a.field[rep], a.false_count[rep], a.lhs[rep], a.row_delta[rep]
+    x, f, fc, lhs, scratch = a.x[rep], a.field[rep], a.false_count[rep], a.lhs[rep], a.row_delta[rep]
     n = x.shape[0]
     if lo == 0:
         if quad is not None:
@@ -86,14 +86,14 @@ def anneal_replica(rep, quad, cached, terms, a, betas, lo, target):
             for r in range(scratch.shape[0]):
                 scratch[r] = 0.0
             energy = init_state(x, fc, lhs, terms)
-        a.energies[rep] = energy
-        a.best_energies[rep] = energy
+        a.energy[rep] = energy
+        a.best_energy[rep] = energy
         _keep(rep, a, x)
         a.hit[rep] = 1 if energy <= target else 0
     if a.hit[rep]:
         return
-    energy = a.energies[rep]
-    best = a.best_energies[rep]
+    energy = a.energy[rep]
+    best = a.best_energy[rep]
     state = a.rng[rep, 0]                          # the generator, in a local until the call ends
     count = 0
     when = 0
@@ -132,8 +132,8 @@ def anneal_replica(rep, quad, cached, terms, a, betas, lo, target):
     if when:
         best = energy
         _keep(rep, a, x)
-    a.energies[rep] = energy
-    a.best_energies[rep] = best
+    a.energy[rep] = energy
+    a.best_energy[rep] = best
     a.flips[rep] += count
     a.hit[rep] = when
 
@@ -141,14 +141,14 @@ def anneal_replica(rep, quad, cached, terms, a, betas, lo, target):
 @njit(cache=True, parallel=True)
 def anneal_round(quad, cached, terms, a, betas, lo, target):
     """Sweeps ``lo`` to ``lo + len(betas)`` of every replica's annealing run, in parallel on the CPU cores."""
-    for rep in prange(a.states.shape[0]):
+    for rep in prange(a.x.shape[0]):
         anneal_replica(rep, quad, cached, terms, a, betas, lo, target)
 
 
 @njit(cache=True)
 def anneal_serial(quad, cached, terms, a, betas, lo, target):
     """:func:`anneal_round` on one thread: no parallel launch, for one replica or one thread."""
-    for rep in range(a.states.shape[0]):
+    for rep in range(a.x.shape[0]):
         anneal_replica(rep, quad, cached, terms, a, betas, lo, target)
 
 

@@ -73,8 +73,8 @@ class Backend:
 #: Backends by name ("auto" picks "gpu" when a device works, else "cpu").
 REGISTRY: dict[str, Backend] = {
     "exhaustive": Backend("exhaustive", (Algorithm("exhaustive", ExhaustiveOptions, exhaustive.run_exhaustive),)),
-    "cpu": Backend("cpu", (Algorithm("sa", SAOptions, cpu.run_sa),
-                           Algorithm("focused", FocusedOptions, cpu.run_focused)),
+    "cpu": Backend("cpu", (Algorithm("sa", SAOptions, cpu.run_sa_cpu),
+                           Algorithm("focused", FocusedOptions, cpu.run_focused_cpu)),
                    choose=cpu.choose_algorithm, warm=True),
     "gpu": Backend("gpu", (Algorithm("sa", GPUSAOptions, gpu.run_sa_gpu),
                            Algorithm("focused", GPUFocusedOptions, gpu.run_focused_gpu)),

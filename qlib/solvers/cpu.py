@@ -1,8 +1,8 @@
 """The CPU backend: numba's parallel kernels on the cores numba may use.
 
 Two algorithms, each a function ``(compiled, options, common) -> (state, info)``
-that :func:`qlib.solve` finds in its registry: :func:`run_sa` (simulated
-annealing with restarts, :mod:`qlib.solvers.sa`) and :func:`run_focused` (the
+that :func:`qlib.solve` finds in its registry: :func:`run_sa_cpu` (simulated
+annealing with restarts, :mod:`qlib.solvers.sa`) and :func:`run_focused_cpu` (the
 focused search with optional lazy cuts, :mod:`qlib.solvers.focused`).
 Replicas run in parallel on ``num_threads`` threads; a result depends on the
 seed, not on the thread count.
@@ -22,7 +22,7 @@ from . import anneal, focused, sa
 from .options import default_sweeps
 from .seeding import initial_states, seed_sequence
 
-__all__ = ["run_sa", "run_focused", "choose_algorithm", "check_replica_memory", "PARALLEL_LOCK"]
+__all__ = ["run_sa_cpu", "run_focused_cpu", "choose_algorithm", "check_replica_memory", "PARALLEL_LOCK"]
 
 #: CPU solves from several Python threads of one process take turns: the fork-safe threading
 #: layer qlib selects (:mod:`qlib`) aborts on concurrent parallel launches.
@@ -65,7 +65,7 @@ def _start(compiled, options, common):
     return rng, states, target
 
 
-def run_sa(compiled, options, common):
+def run_sa_cpu(compiled, options, common):
     """Simulated annealing with restarts (:class:`~qlib.solvers.options.SAOptions`) on the CPU cores."""
     entry = time.perf_counter()
     rng, states, target = _start(compiled, options, common)
@@ -82,7 +82,7 @@ def run_sa(compiled, options, common):
     return state, info
 
 
-def run_focused(compiled, options, common):
+def run_focused_cpu(compiled, options, common):
     """The focused search (:class:`~qlib.solvers.options.FocusedOptions`) on the CPU cores."""
     entry = time.perf_counter()
     if common.target_energy is None and options.max_steps is None and options.lazy_cuts is None:
@@ -97,3 +97,17 @@ def run_focused(compiled, options, common):
                                           share=options.share_cuts, sync_steps=options.share_interval)
     info.update(backend="cpu", num_threads=options.num_threads)
     return state, info
+
+
+#: Names this module had before: each still works for one release, with a DeprecationWarning.
+_RENAMED = {"run_sa": "run_sa_cpu", "run_focused": "run_focused_cpu"}
+
+
+def __getattr__(name):
+    """A renamed function under its old name, with a DeprecationWarning."""
+    if name in _RENAMED:
+        import warnings
+
+        warnings.warn(f"qlib.solvers.cpu.{name} is now {_RENAMED[name]}", DeprecationWarning, stacklevel=2)
+        return globals()[_RENAMED[name]]
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")

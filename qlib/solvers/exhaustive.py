@@ -49,7 +49,8 @@ def _enumerate_chunk(start, stop, w, m, tol):
     (the minimum energy without the offset, and how many states reach it) and
     ``w.ground`` (the first of them) carry over from call to call.
     """
-    x, fc, lhs, scratch, best, count, ground = w
+    x, fc, lhs, scratch = w.x, w.false_count, w.lhs, w.row_delta
+    best, count, ground = w.best, w.count, w.ground
     keep = ground.shape[0]
     var_count = x.shape[0]
     energy = init_state(x, fc, lhs, m)

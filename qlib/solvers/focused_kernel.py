@@ -22,6 +22,7 @@ from typing import NamedTuple
 import numpy as np
 from numba import njit, prange
 
+from ..compile import KernelArrays
 from .kernel import apply_flip, flip_delta, init_state, rng_below, rng_uniform, row_penalty
 
 EPS = 1e-9
@@ -196,9 +197,9 @@ def _flip(rep, v, row, m, R, C, num_obj):
     ``row`` is ``(x, false_count, lhs)``: replica ``rep``'s rows of ``R``, taken once per chunk by the caller.
     """
     x, fc, lhs = row
-    (term_ptr, term_vars, term_negs, term_coef, term_row,
-     var_term_ptr, var_terms, var_term_negs, var_row_ptr, var_rows,
-     row_const, row_weight, row_iv_ptr, row_iv_lo, row_iv_hi) = m
+    term_coef, var_term_ptr, var_terms, var_row_ptr = m.term_coef, m.var_term_ptr, m.var_terms, m.var_row_ptr
+    var_rows, row_weight, row_iv_ptr, row_iv_lo = m.var_rows, m.row_weight, m.row_iv_ptr, m.row_iv_lo
+    row_iv_hi = m.row_iv_hi
     num_rows = row_weight.shape[0]
     bad_list, bad_pos, bad_count = R.bad_list[rep], R.bad_pos[rep], R.bad_count[rep]
     apply_flip(v, x, fc, lhs, m)
@@ -268,7 +269,7 @@ def raise_weights(rep, m, mw, R, lhs, num_obj, smoothing):
     """
     base_coef, base_row = m.term_coef, m.row_weight
     num_rows = base_row.shape[0]
-    term_weight, row_weight = mw[3], mw[11]
+    term_weight, row_weight = mw.term_coef, mw.row_weight
     row_iv_ptr, row_iv_lo, row_iv_hi = m.row_iv_ptr, m.row_iv_lo, m.row_iv_hi
     raised_list, raised_pos, raised_count = R.raised_list[rep], R.raised_pos[rep], R.raised_count[rep]
     change = 0.0
@@ -337,10 +338,13 @@ def replica_steps(rep, m, rows, p, R, C, news, end):
     this very code as a CUDA device function (:mod:`qlib.solvers.gpu_kernel`).
     """
     n = R.x.shape[1]
-    num_rows = m[11].shape[0]
+    num_rows = m.row_weight.shape[0]
     num_obj = p.num_objective
-    mw = (m[0], m[1], m[2], R.term_weight[rep], m[4], m[5], m[6], m[7], m[8], m[9], m[10], R.row_weight[rep],
-          m[12], m[13], m[14])   # the model as this replica weighs it
+    mw = KernelArrays(   # the model as this replica weighs it
+        term_ptr=m.term_ptr, term_vars=m.term_vars, term_negs=m.term_negs, term_coef=R.term_weight[rep],
+        term_row=m.term_row, var_term_ptr=m.var_term_ptr, var_terms=m.var_terms, var_term_negs=m.var_term_negs,
+        var_row_ptr=m.var_row_ptr, var_rows=m.var_rows, row_const=m.row_const, row_weight=R.row_weight[rep],
+        row_iv_ptr=m.row_iv_ptr, row_iv_lo=m.row_iv_lo, row_iv_hi=m.row_iv_hi)
     has_separation = p.has_separation
     num_base = num_rows + num_obj
     take_cuts(rep, news.cuts, news.ptr[rep], news.ptr[rep + 1], R, C, p.cut_weight, num_base)
@@ -349,7 +353,7 @@ def replica_steps(rep, m, rows, p, R, C, news, end):
         R.folded[rep] = p.fold_generation
     energies, steps, since, status = R.energy, R.steps, R.since_separation, R.status
     best_energy, best_x, tabu, bad_list, bad_count = R.best_energy, R.best_x, R.tabu, R.bad_list, R.bad_count
-    term_ptr, term_vars = mw[0], mw[1]
+    term_ptr, term_vars = mw.term_ptr, mw.term_vars
     x = R.x[rep]
     fc = R.false_count[rep]
     lhs = R.lhs[rep]
@@ -467,8 +471,8 @@ def take_cuts_all(cuts, R, C, weight, num_base):
 @njit(cache=True)
 def init_replicas(m, num_obj, R):
     """Energies, term counts, row values and bad sets of fresh replicas (no cut taken yet)."""
-    term_coef = m[3]
-    row_weight, row_iv_ptr, row_iv_lo, row_iv_hi = m[11], m[12], m[13], m[14]
+    term_coef = m.term_coef
+    row_weight, row_iv_ptr, row_iv_lo, row_iv_hi = m.row_weight, m.row_iv_ptr, m.row_iv_lo, m.row_iv_hi
     num_rows = row_weight.shape[0]
     for rep in range(R.x.shape[0]):
         R.energy[rep] = init_state(R.x[rep], R.false_count[rep], R.lhs[rep], m)

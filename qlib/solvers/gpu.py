@@ -117,7 +117,7 @@ def gpu_round(quad, cached, terms, a, betas, lo, target, threads_per_block=128):
     if cached is not None:
         raise ValueError("the GPU anneals with the 'local_field' or 'terms' kernel")
     kernel, m = (anneal_kernel, terms) if quad is None else (anneal_kernel_quadratic, quad)
-    blocks = (a.states.shape[0] + threads_per_block - 1) // threads_per_block
+    blocks = (a.x.shape[0] + threads_per_block - 1) // threads_per_block
     if device_kind() == "simulator":
         with _wrapping():
             kernel[blocks, threads_per_block](m, a, betas, lo, target)
@@ -131,10 +131,10 @@ def gpu_round(quad, cached, terms, a, betas, lo, target, threads_per_block=128):
 
 #: The annealing arrays by who touches them between chunks.  Written by the host (a restart's random
 #: states, at sweep 0): sent then.  Read by the host after every chunk (small, one entry per replica):
-#: fetched then.  ``best_states`` is fetched only when the driver reads it (:meth:`AnnealRoundGPU.sync`).
+#: fetched then.  ``best_x`` is fetched only when the driver reads it (:meth:`AnnealRoundGPU.sync`).
 #: The rest (generator, term counts, rows, fields) is the kernel's own: it goes up once.
-_ANNEAL_SENT_AT_START = frozenset(("states",))
-_ANNEAL_FETCHED = frozenset(("energies", "best_energies", "flips", "hit"))
+_ANNEAL_SENT_AT_START = frozenset(("x",))
+_ANNEAL_FETCHED = frozenset(("energy", "best_energy", "flips", "hit"))
 
 
 class _DeviceChunks:
@@ -190,7 +190,7 @@ class AnnealRoundGPU(_DeviceChunks):
                 getattr(self._arrays[1], name).copy_to_device(getattr(a, name))
         dev_a = self._arrays[1]
         t1 = time.perf_counter()
-        blocks = (a.states.shape[0] + self.threads_per_block - 1) // self.threads_per_block
+        blocks = (a.x.shape[0] + self.threads_per_block - 1) // self.threads_per_block
         with _wrapping():
             kernel[blocks, self.threads_per_block](self._model[1], dev_a, _to_device(betas), lo, target)
         cuda.synchronize()
@@ -208,7 +208,7 @@ class AnnealRoundGPU(_DeviceChunks):
         reads it."""
         if self.resident and self._arrays is not None and self._arrays[0] is a:
             t0 = time.perf_counter()
-            self._arrays[1].best_states.copy_to_host(a.best_states)
+            self._arrays[1].best_x.copy_to_host(a.best_x)
             self.seconds["download"] += time.perf_counter() - t0
 
 

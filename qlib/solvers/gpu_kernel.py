@@ -62,7 +62,7 @@ def anneal_kernel(m, a, betas, lo, target):
     """One replica per thread: ``anneal_replica`` on replica ``cuda.grid(1)`` with the "terms" kernel (``m``:
     the model's :class:`~qlib.compile.KernelArrays`, ``a``: the :class:`~qlib.solvers.anneal.AnnealArrays`)."""
     rep = cuda.grid(1)
-    if rep < a.states.shape[0]:
+    if rep < a.x.shape[0]:
         anneal_replica_device(rep, None, None, m, a, betas, lo, target)
 
 
@@ -71,7 +71,7 @@ def anneal_kernel_quadratic(q, a, betas, lo, target):
     """One replica per thread: ``anneal_replica`` on replica ``cuda.grid(1)`` with local fields
     (``q``: the model's :class:`~qlib.solvers.local_field.QuadArrays`)."""
     rep = cuda.grid(1)
-    if rep < a.states.shape[0]:
+    if rep < a.x.shape[0]:
         anneal_replica_device(rep, q, None, None, a, betas, lo, target)
 
 

@@ -228,8 +228,8 @@ def has_rows(compiled) -> bool:
 def flip_cached(v, x, fc, g, m):
     """Flip ``x[v]``: update the terms' false counts and the cached deltas ``g`` of their variables.
     (Unsigned indices, as in :func:`flip_fields`.)"""
-    term_ptr, term_vars, term_negs, term_coef = m[0], m[1], m[2], m[3]
-    var_term_ptr, var_terms, var_term_negs = m[5], m[6], m[7]
+    term_ptr, term_vars, term_negs, term_coef = m.term_ptr, m.term_vars, m.term_negs, m.term_coef
+    var_term_ptr, var_terms, var_term_negs = m.var_term_ptr, m.var_terms, m.var_term_negs
     v = np.uintp(v)
     xv = x[v]
     k, end = np.uintp(var_term_ptr[v]), np.uintp(var_term_ptr[v + _1])

@@ -57,10 +57,10 @@ def new_arrays(compiled, rng, states, fields: bool = False) -> AnnealArrays:
     padded_rng = np.zeros((num_replicas, 8), dtype=np.uint64)  # one cache line per replica
     padded_rng[:, 0] = rng[:num_replicas]
     return AnnealArrays(
-        states=states, rng=padded_rng,
+        x=states, rng=padded_rng,
         false_count=np.zeros((num_replicas, compiled.term_count), dtype=np.int32),
         lhs=np.zeros((num_replicas, compiled.num_rows)), row_delta=np.zeros((num_replicas, compiled.num_rows)),
-        energies=np.zeros(num_replicas), best_states=np.empty_like(states), best_energies=np.empty(num_replicas),
+        energy=np.zeros(num_replicas), best_x=np.empty_like(states), best_energy=np.empty(num_replicas),
         flips=np.zeros(num_replicas, dtype=np.int64),
         hit=np.zeros(num_replicas, dtype=np.int64),   # when each replica reached the target (0: not yet)
         field=np.zeros((num_replicas, field_width(compiled.var_count) if fields else 0)))
@@ -143,7 +143,7 @@ def run_sa(compiled, rng, states, target, time_limit, *, num_sweeps, beta_range,
     try:
         while status is None:
             if rounds > 0:  # restart from random states, in place (a round costs microseconds on a small model)
-                random_bits(a.states, restarts, 0)
+                random_bits(a.x, restarts, 0)
             lo = 0
             while lo < num_sweeps:
                 hi = min(num_sweeps, lo + chunk)
@@ -164,28 +164,28 @@ def run_sa(compiled, rng, states, target, time_limit, *, num_sweeps, beta_range,
                 chunk = int(max(1, min(rate * min(span, deadline - now), 4 * chunk)))
             rounds += 1
             sync(a)
-            k = int(np.argmin(a.best_energies))  # first replica among equals: deterministic
-            if a.best_energies[k] < best_energy:
-                best_energy, best_state = a.best_energies[k], a.best_states[k].copy()
+            k = int(np.argmin(a.best_energy))  # first replica among equals: deterministic
+            if a.best_energy[k] < best_energy:
+                best_energy, best_state = a.best_energy[k], a.best_x[k].copy()
             if a.hit.any():
                 # the first to get there (then the lowest index): the same whatever the chunks
                 k = int(np.argmin(np.where(a.hit > 0, a.hit, np.iinfo(np.int64).max)))
-                best_state = a.best_states[k].copy()
+                best_state = a.best_x[k].copy()
                 status = "target_energy"
             elif status is None and max_rounds is not None and rounds >= max_rounds:
                 status = "max_rounds"
     except KeyboardInterrupt:
         status = "interrupted"
         sync(a)
-        k = int(np.argmin(a.best_energies))
-        if a.best_energies[k] < best_energy:
-            best_state = a.best_states[k].copy()
-    replica_states = a.best_states.copy()
+        k = int(np.argmin(a.best_energy))
+        if a.best_energy[k] < best_energy:
+            best_state = a.best_x[k].copy()
+    replica_states = a.best_x.copy()
     if order is not None:   # back to the model's numbering
         inverse = np.argsort(order)
         best_state, replica_states = best_state[inverse], replica_states[:, inverse]
     info = dict(algorithm="sa", kernel=kernel, num_replicas=num_replicas, num_sweeps=int(num_sweeps),
                 beta_range=(hot, cold), rounds=rounds, flips=int(a.flips.sum()), stop_reason=status,
                 sampling_seconds=sampling,
-                replica_states=replica_states, replica_energies=a.best_energies + compiled.offset)
+                replica_states=replica_states, replica_energies=a.best_energy + compiled.offset)
     return best_state, info
