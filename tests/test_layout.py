@@ -268,3 +268,49 @@ def test_no_two_public_solver_functions_share_a_name_with_other_signatures():
                 seen.setdefault(node.name, set()).add(ast.unparse(node.args))
     clashes = {fn: sorted(sigs) for fn, sigs in seen.items() if len(sigs) > 1}
     assert clashes == {}
+
+
+def _exports(name: str) -> set[str]:
+    """The names in module ``name``'s ``__all__``."""
+    for node in TREES[name].body:
+        if isinstance(node, ast.Assign) and any(isinstance(t, ast.Name) and t.id == "__all__" for t in node.targets):
+            return set(ast.literal_eval(node.value))
+    return set()
+
+
+def _solver_reaches(name: str, tree, exported: set[str]) -> list[str]:
+    """Where module ``name`` (its source as ``tree``) reaches into qlib.solvers past its exports."""
+    found = []
+    for node in ast.walk(tree):
+        if isinstance(node, ast.ImportFrom):
+            base = _base(name, node)
+            if base == "qlib.solvers":
+                found += [f"{name} imports qlib.solvers.{a.name}" for a in node.names if a.name not in exported]
+            elif base.startswith("qlib.solvers."):
+                found.append(f"{name} imports from {base}")
+        elif isinstance(node, ast.Import):
+            found += [f"{name} imports {a.name}" for a in node.names if a.name.startswith("qlib.solvers.")]
+        elif (isinstance(node, ast.Attribute) and ast.unparse(node.value) == "qlib.solvers"
+              and node.attr not in exported):
+            found.append(f"{name} uses qlib.solvers.{node.attr}")
+    return found
+
+
+def test_puzzles_use_only_the_solvers_exports():
+    """A puzzle reaches the solvers through what ``qlib.solvers`` exports (its ``__all__``), never a solver module."""
+    exported = _exports("qlib.solvers")
+    found = [where for name in MODULES if name.startswith("qlib.puzzles")
+             for where in _solver_reaches(name, TREES[name], exported)]
+    assert found == [], "past qlib.solvers' exports: " + ", ".join(found)
+
+
+def test_the_solver_reach_check_sees_each_form():
+    tree = ast.parse("from qlib.solvers.api import check_options\nfrom qlib.solvers import solve, kernel\n"
+                     "from ...solvers import gpu\nfrom ...solvers.focused import LazyCuts\nimport qlib.solvers.sa\n"
+                     "x = qlib.solvers.cpu.run_sa_cpu\ny = qlib.solvers.solve\n")
+    found = _solver_reaches("qlib.puzzles.nonogram.solver", tree, {"solve", "gpu"})
+    assert sorted(found) == ["qlib.puzzles.nonogram.solver imports from qlib.solvers.api",
+                             "qlib.puzzles.nonogram.solver imports from qlib.solvers.focused",
+                             "qlib.puzzles.nonogram.solver imports qlib.solvers.kernel",
+                             "qlib.puzzles.nonogram.solver imports qlib.solvers.sa",
+                             "qlib.puzzles.nonogram.solver uses qlib.solvers.cpu"]

@@ -195,8 +195,8 @@ def test_the_method_alone_is_one_search_and_shortens_each_cut_once(monkeypatch):
     and a cut met again is looked up, not refuted again."""
     board = sl.parse(qlib.data_path("slitherlink-20x20-gen-s5.txt"))
     calls = []
-    real = counter.refutes
-    monkeypatch.setattr(counter, "refutes", lambda *a, **k: calls.append(1) or real(*a, **k))
+    real = counter.shortest_refuted
+    monkeypatch.setattr(counter, "shortest_refuted", lambda *a, **k: calls.append(1) or real(*a, **k))
     result = sl.solve(board, complete=False, seed=1, time_limit=30)
     assert result.solved and result.found_by == "search" and len(result.iterations) == 1
     assert np.array_equal(board.grid.from_hv(result.h, result.v), exact.solve_exact(board).mask)

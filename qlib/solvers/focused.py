@@ -36,6 +36,7 @@ from __future__ import annotations
 
 import time
 
+import numba
 import numpy as np
 
 from .. import validate
@@ -140,7 +141,7 @@ def new_replicas(compiled, start_states, rng_states, max_cuts) -> Replicas:
         raises=np.zeros((P, 8), dtype=np.int64),
         raised_list=np.zeros((P, compiled.num_rows + compiled.num_objective_terms), dtype=np.int32),
         raised_pos=np.full((P, compiled.num_rows + compiled.num_objective_terms), -1, dtype=np.int32),
-        raised_count=np.zeros((P, 8), dtype=np.int64))
+        raised_count=np.zeros((P, 8), dtype=np.int64), halt=np.zeros((P, 8), dtype=np.int64))
 
 
 def new_pool(n, max_cuts, max_lits) -> CutPool:
@@ -304,7 +305,8 @@ def run_focused(compiled, rng_states, start_states, target, time_limit, *, noise
     R.separation_wait[:] = interval
     init_replicas(m, num_obj, R)
     p = Params(float(target), float(cut_energy), int(interval), float(noise), tenure_min,
-               tenure_max - tenure_min, float(weight), int(weight_smoothing), int(num_obj), 0, lazy is not None)
+               tenure_max - tenure_min, float(weight), int(weight_smoothing), int(num_obj), 0, lazy is not None,
+               chunk_function is focused_chunk and P <= numba.get_num_threads())
     rows = RowVars(compiled.row_var_ptr, compiled.row_vars)
     zobrist = np.random.Generator(np.random.PCG64(int(rng_states[0]))).integers(
         1, 2**63, size=max(2 * n, 2), dtype=np.uint64)
@@ -329,6 +331,7 @@ def run_focused(compiled, rng_states, start_states, target, time_limit, *, noise
             t0 = time.perf_counter()
             before = R.steps.copy()
             end_steps = np.minimum(np.minimum(R.steps + chunk, sync_at), finish_by)
+            R.halt[:, 0] = 0
             chunk_function(m, rows, p, R, book.C, book.news(), end_steps)
             elapsed = time.perf_counter() - t0
             done_steps = int((R.steps - before).max())

@@ -60,6 +60,7 @@ class Replicas(NamedTuple):
     raised_list: np.ndarray    # int32 (P, rows + objective terms): the components weighing more than the model's ...
     raised_pos: np.ndarray     # int32 (P, rows + objective terms): ... and each one's place in it (-1: not raised)
     raised_count: np.ndarray   # int64 (P, 8): how many, in column 0
+    halt: np.ndarray           # int64 (P, 8): 1 in column 0 once a replica waits in this chunk (Params.halt_together)
 
 
 class CutPool(NamedTuple):
@@ -106,6 +107,8 @@ class Params(NamedTuple):
     num_objective: int
     fold_generation: int       # the latest pooling (see CutNews)
     has_separation: bool       # whether a separation function looks at the states met
+    halt_together: bool = False   # a replica that stops to wait for a separation call ends the chunk for all
+                                  # (the CPU, one replica per thread): no core idles while another runs on
 
 
 class RowVars(NamedTuple):
@@ -366,6 +369,8 @@ def replica_steps(rep, m, rows, p, R, C, news, end):
     step = steps[rep]
     since_separation = since[rep]
     while step < end:
+        if p.halt_together and R.halt[rep, 0] != 0:   # another replica stopped: this chunk is over
+            break
         since_separation += 1
         if energy <= p.target + EPS:
             status[rep] = WAITING if has_separation else AT_TARGET
@@ -427,6 +432,9 @@ def replica_steps(rep, m, rows, p, R, C, news, end):
     if status[rep] == RUNNING and energy <= p.target + EPS:   # reached on the chunk's last step
         status[rep] = WAITING if has_separation else AT_TARGET
         since_separation = 0
+    if p.halt_together and status[rep] == WAITING:
+        for r in range(R.halt.shape[0]):
+            R.halt[r, 0] = 1
     energies[rep] = energy
     steps[rep] = step
     since[rep] = since_separation

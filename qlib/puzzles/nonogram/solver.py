@@ -7,7 +7,7 @@
    impossible).  If every cell is decided, that is the answer, and it is unique
    (every deduction holds in every answer).  A contradiction proves that there is
    no answer.
-2. otherwise, rounds ``r = 0, 1, 2, ...`` until an answer, a proof or the time limit:
+2. otherwise, rounds ``r = 0, 1, 2, ...`` (:mod:`qlib.puzzles.portfolio`) until an answer, a proof or the time limit:
 
    * **the complete search** (``complete``): SAT (:mod:`qlib.puzzles.nonogram.exact`, CaDiCaL, the
      propagated cells as unit clauses; the default) goes on for
@@ -51,8 +51,9 @@ import numpy as np
 
 import qlib
 from qlib import validate
-from qlib.solvers.api import check_options
+from qlib.solvers import check_options, choose_algorithm
 
+from ..portfolio import Part, Portfolio, Relay, Verdict, budget
 from ..result import PuzzleResult
 from . import lines
 from .count import count_from
@@ -264,7 +265,7 @@ def solve(puzzle, *, formulation: str = "cons", method: str | None = None, backe
         try:
             result = run.search() if method == "search" else run.auto() if complete else run.alone()
         except KeyboardInterrupt:
-            result = run.result("interrupted", "interrupted")
+            result = run.result(Verdict("interrupted"))
         if check_unique and result.solved:
             try:
                 run.check_unique(result)
@@ -295,6 +296,8 @@ class _Run:
         self.best = None             # the searched model's best Solution
         self.root = None             # the grid after propagation
         self.rounds = self.steps = 0
+        self.limit = 0               # the work the complete search may reach in its turn
+        self.probing = None          # probing's part of the rounds, beside SAT
         self.jit = 0.0     # seconds compiling kernels
         self.held = 0.0    # seconds of them after the clock started (the deadline moved by as much)
         self.ran_backend = backend if isinstance(backend, str) else getattr(backend, "__name__", "custom")
@@ -311,7 +314,8 @@ class _Run:
         self.timings[key] += time.perf_counter() - t0
 
     # -- the result ------------------------------------------------------------
-    def result(self, status, stop_reason, found_by=None, grid=None) -> NonogramResult:
+    def result(self, verdict: Verdict) -> NonogramResult:
+        status, stop_reason, found_by, grid = verdict.status, verdict.stop_reason, verdict.found_by, verdict.answer
         model = self.model
         energy = None if self.best is None else float(self.best.energy)
         if status == "solved" and self.method == "auto":
@@ -358,31 +362,17 @@ class _Run:
     # -- method="search" and complete=False: one search to energy 0 ---------------
     def search(self) -> NonogramResult:
         """The source's form: the model of the whole puzzle, searched once."""
-        if not self._build(None):
-            return self.result("unsolved", "time_limit")
-        return self._minimise()
+        return self._minimise() if self._build(None) else self.result(Verdict("time_limit"))
 
     def alone(self) -> NonogramResult:
         """The QUBO method alone: line solving, then the model of the cells still open, searched once."""
-        t0 = time.perf_counter()
-        self.engine = engine = Engine(self.puzzle)
-        status = engine.presolve(self.deadline, probing=False)
-        self.root = engine.cells()
-        self._clock("propagation_seconds", t0)
-        if status == lines.CONTRADICTION:
-            return self.result("unsolved", "no_answer", "propagation")
-        if status == TIME_UP:
-            return self.result("unsolved", "time_limit")
-        if engine.undecided == 0:
-            return self.result("solved", "answer", "propagation", engine.grid())
-        if not self._build(self.root):
-            return self.result("unsolved", "time_limit")
-        return self._minimise()
+        verdict = self._propagate(probing=False) or (None if self._build(self.root) else Verdict("time_limit"))
+        return self.result(verdict) if verdict else self._minimise()
 
     def _minimise(self) -> NonogramResult:
         """Minimise the built model with :func:`qlib.solve` until energy 0 or a limit."""
         if self.left() <= 1e-3:
-            return self.result("unsolved", "time_limit")
+            return self.result(Verdict("time_limit"))
         t0 = time.perf_counter()
         solution = qlib.solve(self.compiled, backend=self.backend, seed=self.seed,
                               time_limit=max(self.left(), 1e-3), target_energy=0, **self.options)
@@ -394,99 +384,94 @@ class _Run:
         if abs(solution.energy) <= 1e-9:
             grid = decode(self.model, solution)
             if is_solution(self.puzzle, grid):
-                return self.result("solved", "answer", "search", grid)
-        if stop == "interrupted":
-            return self.result("interrupted", "interrupted")
+                return self.result(Verdict("answer", "search", grid))
         if stop == "complete":   # the exhaustive backend saw every state: none has energy 0
-            return self.result("unsolved", "no_answer", "search")
-        if stop in ("max_steps", "max_rounds"):
-            return self.result("unsolved", stop)
-        return self.result("unsolved", "time_limit")
+            return self.result(Verdict("no_answer", "search"))
+        return self.result(Verdict(stop if stop in ("interrupted", "max_steps", "max_rounds") else "time_limit"))
 
     # -- method="auto" -----------------------------------------------------------
     def auto(self) -> NonogramResult:
-        t0 = time.perf_counter()
-        self.engine = engine = Engine(self.puzzle)
+        """Propagation, then the rounds of the complete search and the model search (probing first, beside SAT)."""
         # beside SAT, probing takes turns (it can cost 20 times SAT's time on a random grid); before
         # backtracking, it runs to its fixed point, where the depth-first search starts
         sat = self.complete == "sat"
-        status = engine.presolve(self.deadline, probing=not sat)
-        self.root = engine.cells()
-        self._clock("propagation_seconds", t0)
-        probed = not sat
-        limit = engine.work_done if not sat else 0
-        while True:
-            if status == lines.CONTRADICTION:
-                return self.result("unsolved", "no_answer", "propagation")
-            if status == TIME_UP:
-                return self.result("unsolved", "time_limit")
-            if engine.undecided == 0:
-                return self.result("solved", "answer", "propagation", engine.grid())
-            t0 = time.perf_counter()
-            if not sat:
-                limit = min(limit + (FIRST_WORK << self.rounds), lines.UNLIMITED)
-                status = engine.backtrack(self.deadline, limit)
-                status = {lines.FOUND: "solved", lines.EXHAUSTED: "unsat", TIME_UP: "time_limit"}.get(status)
-                grid = engine.grid() if status == "solved" else None
-            else:
-                if self.sat is None:
-                    try:
-                        self.sat = SatSearch(self.puzzle, self.root, self.deadline)
-                    except TimeUp:
-                        return self.result("unsolved", "time_limit")
-                limit = min(limit + (FIRST_CONFLICTS << self.rounds), lines.UNLIMITED)
-                status, grid = self.sat.advance(limit, self.deadline)
-                if status == "running" and self.left() <= 0:
-                    status = "time_limit"
-            self._clock("complete_seconds", t0)
-            if status == "solved":
-                self.rounds += 1
-                return self.result("solved", "answer", self.complete, grid)
-            if status == "unsat":
-                self.rounds += 1
-                return self.result("unsolved", "no_answer", self.complete)
-            if status == "time_limit":
-                return self.result("unsolved", "time_limit")
-            if probed:   # the model search's turn, on the cells probing left open
-                grid, stop = self._search_round(self.rounds)
-                if grid is not None:
-                    self.rounds += 1
-                    return self.result("solved", "answer", "search", grid)
-                if stop is not None:
-                    return self.result("interrupted" if stop == "interrupted" else "unsolved", stop)
-            else:   # probing's turn, until its fixed point: it gives SAT unit clauses and shrinks the model
-                t0 = time.perf_counter()
-                status = engine.presolve(self.deadline, limit=engine.work_done + (FIRST_PROBE_WORK << self.rounds))
-                probed = status == lines.OK
-                status = lines.OK if status == lines.PAUSED else status
-                known = engine.cells()
-                self.sat.fix(known, self.root)
-                self.root = known
-                self._clock("propagation_seconds", t0)
-            self.rounds += 1
+        verdict = self._propagate(probing=not sat)
+        if verdict is None:
+            self.limit = 0 if sat else self.engine.work_done   # backtracking counts on from propagation's work
+            search, self.probing = Part("search", self._search_turn), Part("propagation", self._probe_turn)
+            rounds = Portfolio([Part(self.complete, self._complete_turn, complete=True),
+                                Relay(self.probing, search) if sat else search], left=self.left)
+            verdict = rounds.run()
+            self.rounds = rounds.rounds
+            self.timings["complete_seconds"] += rounds.seconds.get(self.complete, 0.0)
+            self.timings["propagation_seconds"] += rounds.seconds.get("propagation", 0.0)
+        return self.result(verdict)
 
-    def _search_round(self, r: int):
-        """One budgeted search of the reduced model: (grid, None) on an answer, (None, stop_reason)
-        when the solve must end, (None, None) to go on."""
+    def _propagate(self, probing: bool) -> Verdict | None:
+        """Line solving (and ``probing``) to the fixed point; what it settles (:meth:`_propagated`)."""
+        t0 = time.perf_counter()
+        self.engine = Engine(self.puzzle)
+        status = self.engine.presolve(self.deadline, probing=probing)
+        self.root = self.engine.cells()
+        self._clock("propagation_seconds", t0)
+        return self._propagated(status)
+
+    def _propagated(self, status) -> Verdict | None:
+        """What propagation's ``status`` settles: no answer (a contradiction), the time limit, or the answer."""
+        if status == lines.CONTRADICTION:
+            return Verdict("no_answer", "propagation")
+        if status == TIME_UP:
+            return Verdict("time_limit")
+        return Verdict("answer", "propagation", self.engine.grid()) if self.engine.undecided == 0 else None
+
+    def _complete_turn(self, r: int) -> Verdict | None:
+        """The complete search's turn: ``FIRST_WORK`` line solves (backtracking) or ``FIRST_CONFLICTS``
+        (SAT), doubled ``r`` times, more than the last; ``self.limit`` is the work it may reach."""
+        if self.complete == "backtrack":
+            self.limit = min(self.limit + budget(FIRST_WORK, r), lines.UNLIMITED)
+            status = self.engine.backtrack(self.deadline, self.limit)
+            status = {lines.FOUND: "solved", lines.EXHAUSTED: "unsat", TIME_UP: "time_limit"}.get(status)
+            grid = self.engine.grid() if status == "solved" else None
+        else:
+            if self.sat is None:
+                self.sat = SatSearch(self.puzzle, self.root, self.deadline)   # TimeUp: the time limit
+            self.limit = min(self.limit + budget(FIRST_CONFLICTS, r), lines.UNLIMITED)
+            status, grid = self.sat.advance(self.limit, self.deadline)
+            if status == "running" and self.left() <= 0:
+                status = "time_limit"
+        return {"solved": Verdict("answer", answer=grid), "unsat": Verdict("no_answer"),
+                "time_limit": Verdict("time_limit")}.get(status)
+
+    def _probe_turn(self, r: int) -> Verdict | None:
+        """Probing's turn beside SAT, until its fixed point: it gives SAT unit clauses and shrinks the model."""
+        engine = self.engine
+        status = engine.presolve(self.deadline, limit=engine.work_done + budget(FIRST_PROBE_WORK, r))
+        self.probing.done = status == lines.OK
+        known = engine.cells()
+        self.sat.fix(known, self.root)
+        self.root = known
+        # past the deadline the round still counts: the next turn sees the time is up
+        return None if status == TIME_UP else self._propagated(status)
+
+    def _search_turn(self, r: int) -> Verdict | None:
+        """One budgeted search of the reduced model: the answer, the time limit, Ctrl-C, or None to go on."""
         if self.compiled is None:
             if self.left() < BUILD_SECONDS_PER_CELL * int((self.root < 0).sum()):
-                return None, None   # no time to build the model: backtracking goes on alone
+                return None   # no time to build the model: the complete search goes on alone
             if not self._build(self.root):
-                return None, "time_limit"
+                return Verdict("time_limit")
         held = _warm_search(self.backend)   # the first search: its kernels compile off the clock
         self.jit, self.held, self.deadline = self.jit + held, self.held + held, self.deadline + held
         if self.left() <= 1e-3:
-            return None, "time_limit"
+            return Verdict("time_limit")
         options = dict(self.options)
         algorithm = options.get("algorithm", "auto")
-        if algorithm == "auto":   # as qlib.solve chooses: focused when the energy is all penalty
-            objective = self.compiled.term_coef[:self.compiled.num_objective_terms]
-            algorithm = "focused" if bool((objective >= 0).all()) else "sa"
-        sa = algorithm == "sa"
-        if sa:
-            options["max_rounds"] = 1 << min(r, 62)
+        if algorithm == "auto":   # as qlib.solve chooses
+            algorithm = choose_algorithm(self.compiled, 0, options)
+        if algorithm == "sa":
+            options["max_rounds"] = budget(1, r)
         else:
-            options["max_steps"] = min(FIRST_STEPS << r, lines.UNLIMITED)
+            options["max_steps"] = budget(FIRST_STEPS, r)
         t0 = time.perf_counter()
         solution = qlib.solve(self.compiled, backend=self.backend, seed=self.seed + r,
                               time_limit=max(self.left(), 1e-3), target_energy=0, **options)
@@ -499,12 +484,12 @@ class _Run:
         if abs(solution.energy) <= 1e-9:
             grid = decode(self.model, solution)
             if is_solution(self.puzzle, grid):
-                return grid, None
+                return Verdict("answer", answer=grid)
         if stop == "interrupted":
-            return None, "interrupted"
+            return Verdict("interrupted")
         if stop == "time_limit" or self.left() <= 1e-3:
-            return None, "time_limit"
-        return None, None
+            return Verdict("time_limit")
+        return None
 
     # -- uniqueness ----------------------------------------------------------------
     def check_unique(self, result: NonogramResult) -> None:

@@ -33,7 +33,7 @@ from . import propagation as K
 from .branching import run as run_search
 from .board import parse
 
-__all__ = ["Lattice", "Rules", "Search", "SearchState", "lattice", "root_state", "propagate", "probe", "refutes",
+__all__ = ["Lattice", "Rules", "Search", "SearchState", "lattice", "root_state", "propagate", "probe", "refutes", "shortest_refuted",
            "nodes", "BacktrackSearch", "count_solutions", "CHUNK_SECONDS"]
 
 
@@ -275,12 +275,27 @@ def refutes(state: SearchState, cells, values, *, connect: bool = True) -> bool:
     """Whether the rules refute "cell ``cells[k]`` lies inside the loop exactly when ``values[k]`` is 1" in
     ``state`` (each cell a flat index): True only when propagating those values fails, so that no answer
     agrees with all of them.  ``state`` is left as it was."""
+    cells, values = _cell_values(state, cells, values)
+    lat, rs, sr = state
+    return bool(K.refute(cells, values, bool(connect), lat, rs, sr.seen, sr.stack))
+
+
+def shortest_refuted(state: SearchState, cells, values, *, connect: bool = True) -> np.ndarray:
+    """Indices ``k`` of a subset of "``cells`` take ``values``" (as in :func:`refutes`) that the rules still
+    refute and from which no single cell can go; every index when the rules do not refute the whole.
+    ``state`` is left as it was."""
+    cells, values = _cell_values(state, cells, values)
+    lat, rs, sr = state
+    return K.shorten(cells, values, bool(connect), lat, rs, sr.seen, sr.stack)
+
+
+def _cell_values(state, cells, values):
     cells = np.ascontiguousarray(cells, dtype=np.int64)
     values = np.ascontiguousarray(values, dtype=np.int64)
-    lat, rs, sr = state
-    if cells.shape != values.shape or (cells.size and (cells.min() < 0 or cells.max() >= lat.NC)):
-        raise ValueError(f"cells must be flat cell indices 0..{lat.NC - 1}, one value each")
-    return bool(K.refute(cells, values, bool(connect), lat, rs, sr.seen, sr.stack))
+    NC = state.lattice.NC
+    if cells.shape != values.shape or (cells.size and (cells.min() < 0 or cells.max() >= NC)):
+        raise ValueError(f"cells must be flat cell indices 0..{NC - 1}, one value each")
+    return cells, values
 
 
 def probing(state: SearchState) -> bool:

@@ -115,21 +115,9 @@ def _shorten(sm: SlitherlinkModel, cells, values):
 
 def _shortest(state, cells, values):
     """:func:`_shorten`'s work, once per cut."""
-    if not counter.refutes(state, cells, values):
-        return cells, values
-    keep = np.arange(len(cells))
-    block = max(1, len(keep) // 2)
-    while True:
-        i = 0
-        while i < len(keep):
-            trial = np.concatenate((keep[:i], keep[i + block:]))
-            if len(trial) and counter.refutes(state, cells[trial], values[trial]):
-                keep = trial
-            else:
-                i += block
-        if block == 1:
-            return cells[keep], values[keep]
-        block = max(1, block // 2)
+    cells, values = np.asarray(cells), np.asarray(values)
+    keep = counter.shortest_refuted(state, cells, values)
+    return cells[keep], values[keep]
 
 
 # -----------------------------------------------------------------------------

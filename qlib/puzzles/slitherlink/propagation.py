@@ -21,12 +21,13 @@ but ``sols``):
 
 Only :mod:`.counter` and the branching search's kernel (:mod:`.branching`, which assigns, undoes,
 fixes and probes at every node) call in here: :func:`fix` and :func:`probe` (the root node's rules),
-:func:`refute` (a set of cell values against the rules), and the ``sc`` slots, modes and results
+:func:`refute` and :func:`shorten` (a set of cell values against the rules), and the ``sc`` slots, modes and results
 above; :mod:`.branching` also uses :func:`assign` and :func:`undo`.  The rest is private.
 """
 
 from __future__ import annotations
 
+import numpy as np
 from numba import njit
 
 (TLEN, MLEN, DEPTH, NON, NBAD, MODE, COUNT, NODES, QH, QT, CHECKS, ULEN, STAMP,
@@ -449,6 +450,28 @@ def refute(cells, values, use_connect, lat, rs, seen, stack):
     sc[QT] = 0
     undo(tm, mm, um, lat, rs)
     return r == FAIL
+
+
+@njit(cache=True)
+def shorten(cells, values, use_connect, lat, rs, seen, stack):
+    """Indices of a subset of "``cells`` take ``values``" that :func:`refute` still refutes, no single one
+    of which can go (all of them when the whole is not refuted).  Blocks are dropped, halving the block
+    each pass down to single cells, each block only while the rest is still refuted."""
+    keep = np.arange(cells.shape[0])
+    if not refute(cells, values, use_connect, lat, rs, seen, stack):
+        return keep
+    block = max(1, keep.shape[0] // 2)
+    while True:
+        i = 0
+        while i < keep.shape[0]:
+            trial = np.concatenate((keep[:i], keep[i + block:]))
+            if trial.shape[0] and refute(cells[trial], values[trial], use_connect, lat, rs, seen, stack):
+                keep = trial
+            else:
+                i += block
+        if block == 1:
+            return keep
+        block = max(1, block // 2)
 
 
 @njit(cache=True)

@@ -61,14 +61,14 @@ def closed_loops(mask, endpoints, point_ptr, point_edges):
 
 def warmup(board) -> None:
     """Compile or load the separation's kernels on ``board`` (one the presolve leaves open): finding closed
-    loops, and the refutation that shortens a cut (:func:`.counter.refutes`), so that a solve's first cut
+    loops, and the refutation that shortens a cut (:func:`.counter.shortest_refuted`), so that a solve's first cut
     pays for neither inside its clock."""
     from . import counter
     from .presolve import presolve
 
     closed_loops(np.zeros(board.grid.num_edges, dtype=np.uint8), *incidence(board.grid))
     state = presolve(board, probe_nodes=None).state
-    counter.refutes(state, np.zeros(1, dtype=np.int64), np.ones(1, dtype=np.int64))
+    counter.shortest_refuted(state, np.zeros(1, dtype=np.int64), np.ones(1, dtype=np.int64))
 
 
 def incidence(grid):

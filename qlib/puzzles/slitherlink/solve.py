@@ -11,11 +11,11 @@ import numpy as np
 import qlib
 from qlib import validate
 from qlib.constraints import Model
-from qlib.solvers.api import check_options
-from qlib.solvers.focused import LazyCuts
+from qlib.solvers import LazyCuts, check_options
 
 from ..clock import TimeUp
 from ..loops import DegreeError, Grid, loop_satisfies_clues, split_loops
+from ..portfolio import Portfolio, Verdict, budget
 from ..result import PuzzleResult
 from .board import Board, parse
 from .display import render_text
@@ -49,7 +49,8 @@ class SlitherlinkResult(PuzzleResult):
     solved (0 when no model was built: the presolve or the complete search
     answered first).  ``timings``: ``jit_seconds`` (compiling or loading the kernels,
     before the clock starts), ``presolve_seconds``, ``solve_seconds`` (all the
-    rest of the solve) and, with ``check_unique``, ``unique_seconds``; ``seconds``
+    rest of the solve; the lazy method's rounds split it: ``complete_seconds``, ``build_seconds``,
+    ``search_seconds``) and, with ``check_unique``, ``unique_seconds``; ``seconds``
     is the whole call's time but the JIT's.  ``presolved``: the share of edges the
     presolve decided (cells form).  ``unique`` (with ``check_unique``): True,
     False (``second_answer`` holds another answer's edge mask) or None.
@@ -270,14 +271,15 @@ def loop_cuts(sm: SlitherlinkModel, compiled, *, cut: str | None = None, **optio
     return LazyCuts(spec.separation(sm, compiled), **options)
 
 
-#: The lazy method's rounds: round ``k`` gives each part about ``2**k`` times its first budget, in
-#: counts: SAT work (conflicts, plus a fixed cost per call), backtracking nodes (about one pass over
-#: the edges each) or focused-search steps per replica.  The first runs are worth about
-#: ``_FIRST_ROUND`` seconds at the rates measured here (2 cores); SAT's first turn is
-#: ``_SAT_WORK_PER_EDGE`` units per edge (at least that).  Counts keep the result independent of the
-#: machine's speed and load.
+#: The lazy method's rounds (:mod:`~qlib.puzzles.portfolio`): round ``k`` gives each part about
+#: ``2**k`` times its first budget, in counts: SAT work (conflicts, plus a fixed cost per call),
+#: backtracking nodes (about one pass over the edges each) or focused-search steps per replica.  The
+#: first runs are worth about ``_FIRST_ROUND`` seconds at the rates measured here (2 cores); SAT's
+#: first turn is ``_SAT_WORK_PER_EDGE`` units per edge (at least that).  Counts keep the result
+#: independent of the machine's speed and load.
 _FIRST_ROUND = 0.02
 _STEPS_PER_SECOND = 30_000
+_FIRST_STEPS = max(64, int(_FIRST_ROUND * _STEPS_PER_SECOND))
 _EDGE_NODES_PER_SECOND = 1.2e8
 #: Compiling a model takes about this share of the time building it took (0.05 at 100x100, 0.25 at 200x200).
 _COMPILE_SHARE = 0.3
@@ -292,18 +294,17 @@ COMPLETE = ("sat", "backtrack")
 
 
 class _Complete:
-    """A complete search behind one interface: ``advance(rounds, deadline)`` -> (status, mask)."""
+    """The complete search's part of the rounds (:mod:`~qlib.puzzles.portfolio`): SAT or backtracking."""
+
+    complete = True
 
     def __init__(self, kind: str, run: "_Run"):
-        self.kind = kind
-        self.run = run
-        self.search = None
-        self.stop = 0
+        self.name, self.run, self.search, self.stop = kind, run, None, 0
 
     def _start(self):
         """Build the search at its first turn, so the focused search starts without waiting for it."""
         run = self.run
-        if self.kind == "sat":
+        if self.name == "sat":
             from .exact import SatSearch
 
             # The raw board, not the presolved one: unit clauses for the decided edges make no call
@@ -317,23 +318,88 @@ class _Complete:
             self.search = BacktrackSearch(run.board, limit=1, store=1)
             self.per_round = max(8, int(_FIRST_ROUND * _EDGE_NODES_PER_SECOND / run.grid.num_edges))
 
-    def advance(self, rounds: int, deadline: float):
-        """Round ``rounds``'s turn (twice the budget of the turn before): ("solved", mask),
-        ("no_answer", None) or ("running", None)."""
+    def turn(self, r: int) -> Verdict | None:
+        """Round ``r``'s turn, twice the budget of the last: the answer, a proof that there is none, or None."""
         if self.search is None:
             self._start()
-        self.stop += self.per_round << min(rounds, 40)
-        if self.kind == "sat":
+        self.stop += budget(self.per_round, r)
+        deadline = self.run.start + self.run.time_limit
+        if self.name == "sat":
             status, mask = self.search.advance(self.stop, deadline)
-            return {"unsat": "no_answer"}.get(status, status), mask
-        status = self.search.advance(self.stop, deadline)
-        if status == "limit":
-            return "solved", self.search.solutions[0]
-        return ("no_answer" if status == "exhausted" else "running"), None
+        else:
+            status = self.search.advance(self.stop, deadline)
+            mask = self.search.solutions[0] if status == "limit" else None
+        if mask is not None:
+            return Verdict("answer", answer=np.flatnonzero(mask))
+        return Verdict("no_answer") if status in ("unsat", "exhausted") else None
 
     def close(self):
-        if self.kind == "sat" and self.search is not None:
+        if self.name == "sat" and self.search is not None:
             self.search.close()
+
+
+class _Search:
+    """The focused search's part of the rounds: the model built at its first turn, then beside a complete
+    search a restart per turn with twice the steps (a new seed, the cuts kept); alone, the caller's cap."""
+
+    name = "search"
+    complete = False
+
+    def __init__(self, run: "_Run", options: dict, cut_options: dict, user_steps: int | None, restarts: bool):
+        self.run, self.options, self.cut_options, self.user_steps = run, options, cut_options, user_steps
+        self.restarts, self.compiled, self.cuts = restarts, None, []
+        self.build_seconds = 0.0   # building and compiling the model
+
+    def turn(self, r: int) -> Verdict | None:
+        """Round ``r``'s search: an answer, the time limit, Ctrl-C or the caller's cap; else None."""
+        run = self.run
+        if self.compiled is None:
+            sm = run.sm   # TimeUp when the deadline passes while it is built; nor may compiling overrun it
+            if run.remaining() < _COMPILE_SHARE * run.build_seconds:
+                return Verdict("time_limit")
+            t0 = time.perf_counter()
+            self.compiled = run.spec.compile(sm, run.model)
+            self.build_seconds = run.build_seconds + time.perf_counter() - t0
+            if run.remaining() <= 0:   # building the model took the time
+                return Verdict("time_limit")
+        if self.compiled.var_count == 0:   # the presolve left one state: it is an answer or there is none
+            return self._one_state()
+        t0 = time.perf_counter()
+        lazy = LazyCuts(run.spec.separation(run.sm, self.compiled), cuts=self.cuts, **self.cut_options)
+        # the rounds' doubling budget beside a complete search; alone, one search (the dynamic weights
+        # leave the plateaus that restarts would, and a restart would drop them)
+        steps = budget(_FIRST_STEPS, r) if self.restarts else None
+        sol = qlib.solve(self.compiled, backend="gpu" if run.backend == "gpu" else "cpu", algorithm="focused",
+                         seed=(run.seed + r) % (1 << 63), time_limit=max(run.remaining(), 1e-3), target_energy=0,
+                         lazy_cuts=lazy, max_steps=steps if self.restarts else self.user_steps, **self.options)
+        mask = run.spec.decode_state(run.sm, self.compiled, sol.state)
+        loops = run.split(mask)
+        rec = run.record(sol, mask, loops, t0)
+        rec["cuts"] = [len(c[0]) for c in sol.info["cuts"][len(self.cuts):]]   # the winner's pool: the kept cuts first
+        rec["forbidden"], rec["steps"] = len(rec["cuts"]), steps
+        run.forbidden += len(rec["cuts"])
+        self.cuts = sol.info["cuts"]
+        stop = sol.info["stop_reason"]
+        if stop == "accepted" and loops is not None and len(loops) == 1:
+            answer = run.answer_loop(loops)
+            if answer is not None:
+                return Verdict("answer", answer=answer)
+        if stop == "interrupted":
+            return Verdict("interrupted")
+        if stop == "time_limit" or run.remaining() <= 0:
+            return Verdict("time_limit")
+        if not self.restarts and stop == "max_steps":      # the caller's cap
+            return Verdict("max_steps")
+        return None   # a target state the separation neither accepted nor cut: not a verdict; search again
+
+    def _one_state(self) -> Verdict | None:
+        run = self.run
+        loops = run.split(run.spec.decode_state(run.sm, self.compiled, np.zeros(0, dtype=np.uint8)))
+        answer = run.answer_loop(loops) if loops is not None and len(loops) == 1 else None
+        if answer is not None:
+            return Verdict("answer", "presolve", answer)
+        # alone, the model is exact and its one state is no answer: none exists (else the complete search says)
+        return None if self.restarts else Verdict("no_answer", "presolve")
 
 
 def _lazy(run: _Run) -> SlitherlinkResult:
@@ -341,17 +407,13 @@ def _lazy(run: _Run) -> SlitherlinkResult:
     low-energy state is either accepted (it alone satisfies every clue) or
     forbidden at once by a cut, without restarting the solve.
 
-    With a complete search (``run.complete``) it runs in rounds.  Each round
-    starts with the complete search's turn, twice the budget of its last
-    (:class:`_Complete`); then the focused search restarts with twice the
-    steps of its last run (a new seed, the cuts kept).  The complete search
-    goes first: it often answers within its first turn, before the model is
-    built.  Restarts cut a randomised search's heavy tail.  Budgets are
-    counts, not seconds, so the seed and thread count fix which part finds
-    the answer.  Without a complete search it is one search, until an answer,
-    the time limit or the caller's ``max_steps``: on the minimal-clue boards
-    (qlibgen 20x20 to 50x50, 12 seeds each) restarts made the median and the
-    worst run slower, as each one dropped the weights the search had learned.
+    With a complete search (``run.complete``) the two take turns in rounds
+    (:class:`~qlib.puzzles.portfolio.Portfolio`), the complete search first: it
+    often answers within its first turn, before the model is built.  Restarts
+    cut a randomised search's heavy tail.  Without one it is one search, until
+    an answer, the time limit or the caller's ``max_steps``: on the minimal-clue
+    boards (qlibgen 20x20 to 50x50, 12 seeds each) restarts made the median and
+    the worst run slower, as each one dropped the weights the search had learned.
     """
     if not run.spec.lazy:
         raise ValueError(f"method='lazy' adds loop cuts as product terms, which formulation {run.formulation!r} "
@@ -368,83 +430,18 @@ def _lazy(run: _Run) -> SlitherlinkResult:
         raise ValueError("max_steps caps the search's steps; beside a complete search the rounds set the steps: "
                          "pass complete=False to set them yourself")
     exact = _Complete(run.complete, run) if run.complete else None
+    search = _Search(run, options, cut_options, user_steps, restarts=exact is not None)
+    rounds = Portfolio([exact, search] if exact else [search], left=run.remaining,
+                       caps=() if user_steps is None else ("max_steps",))
     try:
-        return _rounds(run, exact, options, cut_options, user_steps)
+        verdict = rounds.run()
     finally:
         if exact is not None:
             exact.close()
-
-
-def _rounds(run, exact, options, cut_options, user_steps):
-    """The lazy method's loop: the complete search's turn, then the focused search, budgets doubling."""
-    steps = max(64, int(_FIRST_ROUND * _STEPS_PER_SECOND))
-    rounds = 0
-    cuts = []
-    compiled = None
-    while True:
-        if run.remaining() <= 0:   # the presolve, or the last turn, took the time
-            return run.result("time_limit")
-        if exact is not None:
-            try:
-                status, mask = exact.advance(rounds, run.start + run.time_limit)
-            except KeyboardInterrupt:
-                return run.result("interrupted")
-            if status == "solved":
-                return run.result("answer", np.flatnonzero(mask), found_by=exact.kind)
-            if status == "no_answer":
-                return run.result("no_answer", found_by=exact.kind)
-        if run.remaining() <= 0:
-            return run.result("time_limit")
-        if compiled is None:
-            sm = run.sm   # TimeUp when the deadline passes while it is built; nor may compiling overrun it
-            if run.remaining() < _COMPILE_SHARE * run.build_seconds:
-                return run.result("time_limit")
-            compiled = run.spec.compile(sm, run.model)
-            if run.remaining() <= 0:   # building the model took the time
-                return run.result("time_limit")
-        if compiled.var_count == 0:   # the presolve left one state: it is an answer or there is none
-            state = np.zeros(0, dtype=np.uint8)
-            mask = run.spec.decode_state(run.sm, compiled, state)
-            loops = run.split(mask)
-            answer = run.answer_loop(loops) if loops is not None and len(loops) == 1 else None
-            if answer is not None:
-                return run.result("answer", answer, found_by="presolve")
-            if exact is None:   # the model is exact and has one state, which is no answer: none exists
-                return run.result("no_answer", found_by="presolve")
-        else:
-            t0 = time.perf_counter()
-            lazy = LazyCuts(run.spec.separation(run.sm, compiled), cuts=cuts, **cut_options)
-            seed = (run.seed + rounds) % (1 << 63)
-            # the rounds' doubling budget beside a complete search; alone, one search (the dynamic weights
-            # leave the plateaus that restarts would, and a restart would drop them)
-            restarts = exact is not None
-            budget = dict(max_steps=int(steps) if restarts else user_steps)
-            sol = qlib.solve(compiled, backend="gpu" if run.backend == "gpu" else "cpu", algorithm="focused", seed=seed,
-                             time_limit=max(run.remaining(), 1e-3), target_energy=0, lazy_cuts=lazy,
-                             **budget, **options)
-            mask = run.spec.decode_state(run.sm, compiled, sol.state)
-            loops = run.split(mask)
-            rec = run.record(sol, mask, loops, t0)
-            new_cuts = sol.info["cuts"][len(cuts):]      # the winner's pool starts with the cuts kept
-            rec["cuts"] = [len(c[0]) for c in new_cuts]
-            rec["forbidden"] = len(rec["cuts"])
-            rec["steps"] = int(steps) if exact is not None else None
-            run.forbidden += len(rec["cuts"])
-            cuts = sol.info["cuts"]
-            stop = sol.info["stop_reason"]
-            if stop == "accepted" and loops is not None and len(loops) == 1:
-                answer = run.answer_loop(loops)
-                if answer is not None:
-                    return run.result("answer", answer, found_by="search")
-            if stop == "interrupted":
-                return run.result("interrupted")
-            if stop == "time_limit" or run.remaining() <= 0:
-                return run.result("time_limit")
-            if not restarts and stop == "max_steps":      # the caller's cap
-                return run.result("max_steps")
-            # otherwise a target state the separation neither accepted nor cut: not a verdict; search again
-        rounds += 1
-        steps *= 2
+    result = run.result(verdict.stop_reason, verdict.answer, verdict.found_by)
+    result.timings.update(complete_seconds=rounds.seconds.get(run.complete, 0.0), build_seconds=search.build_seconds,
+                          search_seconds=rounds.seconds.get("search", 0.0) - search.build_seconds)
+    return result
 
 
 #: Solving methods by name: each takes a prepared run (``_Run``) and returns the result.
@@ -474,7 +471,7 @@ def warmup(formulation: str = "cells", method: str = "lazy") -> float:
         warm_separation(open_board)
         for kind in COMPLETE:   # a turn of each complete search
             exact = _Complete(kind, _Run(open_board, formulation, "cpu", 0, 1.0, None, {}, method, kind))
-            exact.advance(0, time.perf_counter() + 1.0)
+            exact.turn(0)
             exact.close()
     _WARM[key] = time.perf_counter() - start
     return _WARM[key]
