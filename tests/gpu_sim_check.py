@@ -46,7 +46,15 @@ for m in (model, qubo):
         moved = info["device_seconds"]["upload"] + info["device_seconds"]["download"]
         resident_moved &= (moved > 0) == resident and info["rounds"] == 3
     resident_same &= runs[True] == runs[False]
+# Both GPU runners refuse, before any allocation, replicas that cannot fit (the CPU's check, shared).
+refused = []
+for algorithm in ("sa", "focused"):
+    try:
+        qlib.solve(model, backend="gpu", algorithm=algorithm, seed=1, num_replicas=1 << 40, target_energy=0)
+    except MemoryError as err:
+        refused.append("replicas" in str(err))
 print(json.dumps(dict(
+    too_many_replicas_refused=refused,
     sa_resident_equals_host=resident_same, sa_resident_moves=resident_moved,
     qubo_kernel=qubo_gpu.info["kernel"], qubo_exact=qubo_exact.energy, qubo_gpu=qubo_gpu.energy,
     qubo_gpu_equals_cpu=bool((qubo_gpu.state == qubo_cpu.state).all()) and qubo_gpu.info["flips"] == qubo_cpu.info["flips"]

@@ -53,6 +53,10 @@ def test_simulated_gpu_takes_numpy_integers(simulated):
     assert simulated["numpy_replicas_same"]
 
 
+def test_both_gpu_runners_refuse_replicas_that_do_not_fit(simulated):
+    assert simulated["too_many_replicas_refused"] == [True, True]
+
+
 def test_gpu_options_are_checked_before_the_device_is_needed(monkeypatch):
     monkeypatch.setattr(gpu, "device_kind", lambda: None)
     with pytest.raises(TypeError, match="num_replicas"):

@@ -15,12 +15,10 @@ import threading
 import time
 
 import numba
-import numpy as np
 
-from ..limits import check_allocation
 from . import anneal, focused, sa
 from .options import default_sweeps
-from .seeding import initial_states, seed_sequence
+from .start import check_focused_stop, check_replica_memory, start, time_left
 
 __all__ = ["run_sa_cpu", "run_focused_cpu", "choose_algorithm", "check_replica_memory", "PARALLEL_LOCK"]
 
@@ -38,12 +36,6 @@ def choose_algorithm(compiled, target_energy, options: dict) -> str:
     return "sa"
 
 
-def check_replica_memory(compiled, num_replicas: int) -> None:
-    """Refuse replica counts whose per-replica arrays would not fit in memory."""
-    per_replica = 8 * (4 * compiled.var_count + 3 * compiled.term_count + 4 * compiled.num_rows + 24)
-    check_allocation(num_replicas * per_replica, f"{num_replicas} replicas")
-
-
 @contextlib.contextmanager
 def _parallel(num_threads: int):
     """One parallel launch at a time (:data:`PARALLEL_LOCK`), on ``num_threads`` threads."""
@@ -56,21 +48,12 @@ def _parallel(num_threads: int):
             numba.set_num_threads(previous)
 
 
-def _start(compiled, options, common):
-    """Generator states, start states and the target relative to the offset."""
-    check_replica_memory(compiled, options.num_replicas)
-    rng = seed_sequence(common.seed, options.num_replicas + 1)
-    states = initial_states(compiled, common.initial_state, options.num_replicas, rng[-1])
-    target = -np.inf if common.target_energy is None else common.target_energy - compiled.offset
-    return rng, states, target
-
-
 def run_sa_cpu(compiled, options, common):
     """Simulated annealing with restarts (:class:`~qlib.solvers.options.SAOptions`) on the CPU cores."""
     entry = time.perf_counter()
-    rng, states, target = _start(compiled, options, common)
+    rng, states, target = start(compiled, options.num_replicas, common)
     kernel = sa.choose_kernel(compiled)    # builds the kernel's arrays: seconds on a dense model
-    time_limit = max(common.time_limit - (time.perf_counter() - entry), 1e-3)   # setup counts too
+    time_limit = time_left(common, entry)   # setup counts too
     serial = options.num_threads == 1 or options.num_replicas == 1   # no parallel launch per chunk
     round_function = anneal.anneal_serial if serial else anneal.anneal_round
     with _parallel(options.num_threads):
@@ -85,10 +68,9 @@ def run_sa_cpu(compiled, options, common):
 def run_focused_cpu(compiled, options, common):
     """The focused search (:class:`~qlib.solvers.options.FocusedOptions`) on the CPU cores."""
     entry = time.perf_counter()
-    if common.target_energy is None and options.max_steps is None and options.lazy_cuts is None:
-        raise ValueError("algorithm='focused' needs a target_energy, lazy_cuts or max_steps to know when to stop")
-    rng, states, target = _start(compiled, options, common)
-    time_limit = max(common.time_limit - (time.perf_counter() - entry), 1e-3)   # setup counts too
+    check_focused_stop(options, common)
+    rng, states, target = start(compiled, options.num_replicas, common)
+    time_limit = time_left(common, entry)   # setup counts too
     with _parallel(options.num_threads):
         state, info = focused.run_focused(compiled, rng[:options.num_replicas], states, target, time_limit,
                                           noise=options.noise, tabu_tenure=options.tabu_tenure,

@@ -33,9 +33,8 @@ import warnings
 import numpy as np
 
 from . import focused
-from .cpu import check_replica_memory
 from .sa import choose_kernel, run_sa
-from .seeding import initial_states, seed_sequence
+from .start import check_focused_stop, start, time_left
 
 __all__ = ["device_kind", "is_available", "device_name", "gpu_round", "AnnealRoundGPU", "run_sa_gpu",
            "FocusedChunkGPU", "run_focused_gpu", "warmup", "require_device"]
@@ -217,11 +216,9 @@ def run_sa_gpu(compiled, options, common, *, resident: bool | None = None):
     replicas, one per CUDA thread.  ``resident``: see :class:`AnnealRoundGPU`."""
     require_device()
     entry = time.perf_counter()
-    rng = seed_sequence(common.seed, options.num_replicas + 1)
-    states = initial_states(compiled, common.initial_state, options.num_replicas, rng[-1])
-    target = -np.inf if common.target_energy is None else common.target_energy - compiled.offset
+    rng, states, target = start(compiled, options.num_replicas, common)
     kernel = choose_kernel(compiled, cached_deltas=False)   # a QUBO anneals on local fields, as on the CPU
-    time_limit = max(common.time_limit - (time.perf_counter() - entry), 1e-3)   # setup counts too
+    time_limit = time_left(common, entry)   # setup counts too
     rounds = AnnealRoundGPU(resident=resident)
     state, info = run_sa(compiled, rng, states, target, time_limit, num_sweeps=options.num_sweeps,
                          beta_range=options.beta_range, max_rounds=options.max_rounds, round_function=rounds,
@@ -397,16 +394,12 @@ def run_focused_gpu(compiled, options, common, *, resident: bool | None = None):
     replicas, one per CUDA thread; separation and cut pooling on the host between chunks.
     ``resident``: see :class:`FocusedChunkGPU`."""
     require_device()
-    if common.target_energy is None and options.max_steps is None and options.lazy_cuts is None:
-        raise ValueError("algorithm='focused' needs a target_energy, lazy_cuts or max_steps to know when to stop")
+    check_focused_stop(options, common)
     jit = warmup()   # compiling the kernel is no part of the search's time
     entry = time.perf_counter()
-    check_replica_memory(compiled, options.num_replicas)
-    rng = seed_sequence(common.seed, options.num_replicas + 1)
-    states = initial_states(compiled, common.initial_state, options.num_replicas, rng[-1])
-    target = -np.inf if common.target_energy is None else common.target_energy - compiled.offset
+    rng, states, target = start(compiled, options.num_replicas, common)
     chunk = FocusedChunkGPU(THREADS_PER_BLOCK, resident=resident)
-    time_limit = max(common.time_limit - (time.perf_counter() - entry), 1e-3)
+    time_limit = time_left(common, entry)
     state, info = focused.run_focused(compiled, rng[:options.num_replicas], states, target, time_limit,
                                       noise=options.noise, tabu_tenure=options.tabu_tenure,
                                       weight_smoothing=options.weight_smoothing,
