@@ -1,10 +1,13 @@
 """The focused search on the GPU backend.  Its kernel runs here under numba's CUDA simulator (the
 same source the device compiles, and the CPU's own code); tests marked ``gpu`` need a real device."""
 
+import ast
+import inspect
 import json
 import os
 import subprocess
 import sys
+import textwrap
 from pathlib import Path
 
 import numpy as np
@@ -108,18 +111,53 @@ def test_gpu_focused_options_are_checked(monkeypatch):
     assert GPUFocusedOptions(noise=None, tabu_tenure=None) == GPUFocusedOptions()
 
 
-def test_the_step_function_allocates_nothing():
-    """What the CUDA target cannot compile stays out of the per-replica step function."""
-    import inspect
+#: numpy calls a device function may make: scalar casts, which allocate nothing.
+_DEVICE_NUMPY = {"uintp", "intp", "int64", "int32", "uint64", "uint32", "uint8", "float64", "bool_"}
 
-    from qlib.solvers import focused_kernel, gpu_kernel
 
-    chain = gpu_kernel.numba_callees(focused_kernel.replica_steps) + [focused_kernel.replica_steps]
-    assert {"flip_delta", "apply_flip", "rng_below", "_flip", "_set_bad"} <= {f.py_func.__name__ for f in chain}
+def _allocations(tree) -> list[str]:
+    """What in ``tree`` (a function's AST) allocates or builds arrays, which the CUDA target cannot compile:
+    numpy calls other than scalar casts, slices, copies and reshapes, and Python containers."""
+    found = []
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute):
+            base, attr = node.func.value, node.func.attr
+            if isinstance(base, ast.Name) and base.id in ("np", "numpy") and attr not in _DEVICE_NUMPY:
+                found.append(f"np.{attr}()")
+            elif attr in ("copy", "astype", "reshape", "ravel", "flatten", "tolist", "append", "extend"):
+                found.append(f".{attr}()")
+        elif isinstance(node, ast.Call) and isinstance(node.func, ast.Name) and node.func.id in (
+                "list", "dict", "set", "sorted", "range_list"):
+            found.append(f"{node.func.id}()")
+        elif isinstance(node, ast.Slice):
+            found.append("a slice")
+        elif isinstance(node, (ast.List, ast.ListComp, ast.Dict, ast.DictComp, ast.Set, ast.SetComp,
+                               ast.GeneratorExp)):
+            found.append(type(node).__name__)
+    return found
+
+
+@pytest.mark.parametrize("name", ["replica_steps", "anneal_replica"])
+def test_the_device_functions_allocate_nothing(name):
+    """Every function the GPU compiles from the CPU's source (a replica kernel and its whole callee chain,
+    as gpu_kernel finds it) is free of what the CUDA target cannot compile, read from its AST."""
+    from qlib.solvers import anneal, focused_kernel, gpu_kernel
+
+    root = {"replica_steps": focused_kernel.replica_steps, "anneal_replica": anneal.anneal_replica}[name]
+    chain = gpu_kernel.numba_callees(root) + [root]
+    names = {f.py_func.__name__ for f in chain}
+    assert {"flip_delta", "apply_flip"} <= names
+    if name == "replica_steps":
+        assert {"rng_below", "_flip", "_set_bad", "raise_weights", "take_cuts"} <= names
     for function in chain:
-        source = inspect.getsource(function.py_func)
-        for banned in ("np.zeros", "np.empty", "np.full", ".copy()", ", :]", "[:]"):
-            assert banned not in source, f"{function.py_func.__name__} uses {banned}"
+        tree = ast.parse(textwrap.dedent(inspect.getsource(function.py_func)))
+        assert _allocations(tree) == [], f"{function.py_func.__name__}: {_allocations(tree)}"
+
+
+def test_the_allocation_check_sees_each_form():
+    source = ("def f(x, m):\n    a = np.zeros(3)\n    b = x[1:]\n    c = x.copy()\n    d = [1]\n"
+              "    e = np.uintp(2)\n    g = sorted(x)\n    return a, b, c, d, e, g\n")
+    assert sorted(_allocations(ast.parse(source))) == [".copy()", "List", "a slice", "np.zeros()", "sorted()"]
 
 
 @pytest.mark.gpu
@@ -156,3 +194,13 @@ def test_gpu_benchmark_runs_under_the_simulator(tmp_path):
     assert "share_interval=100" in {r["setting"] for r in focused}
     assert all(r["updates_per_second"] > 0 for r in data["rows"] if r["search"] == "sa")
     assert all(v["verified"] and v["backend"] == "gpu" for v in data["pipeline"].values())
+
+
+def test_the_fields_the_gpu_moves_are_fields_of_their_tuples():
+    """The host-device traffic lists name fields by string: a renamed field must not drop out silently."""
+    from qlib.solvers import gpu as g
+    from qlib.solvers.anneal import AnnealArrays
+    from qlib.solvers.focused_kernel import Replicas
+
+    assert g._SENT | g._FETCHED | set(g._AT_END) <= set(Replicas._fields)
+    assert g._ANNEAL_SENT_AT_START | g._ANNEAL_FETCHED | {"best_x"} <= set(AnnealArrays._fields)
