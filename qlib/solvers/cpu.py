@@ -76,7 +76,7 @@ def run_focused_cpu(compiled, options, common):
                                           noise=options.noise, tabu_tenure=options.tabu_tenure,
                                           weight_smoothing=options.weight_smoothing,
                                           lazy=options.lazy_cuts, max_steps=options.max_steps,
-                                          share=options.share_cuts, sync_steps=options.share_interval)
+                                          share_cuts=options.share_cuts, share_interval=options.share_interval)
     info.update(backend="cpu", num_threads=options.num_threads)
     return state, info
 

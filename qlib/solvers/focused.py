@@ -273,8 +273,8 @@ class CutBook:
 
 
 def run_focused(compiled, rng_states, start_states, target, time_limit, *, noise=0.2,
-                tabu_tenure=(0, 2), weight_smoothing=0, lazy: LazyCuts | None = None, max_steps=None, share=True,
-                sync_steps=20_000, chunk_function=focused_chunk, chunk_seconds=0.02, pool_bytes=POOL_BYTES):
+                tabu_tenure=(0, 2), weight_smoothing=0, lazy: LazyCuts | None = None, max_steps=None, share_cuts=True,
+                share_interval=20_000, chunk_function=focused_chunk, chunk_seconds=0.02, pool_bytes=POOL_BYTES):
     """Drive ``chunk_function`` (:func:`~.focused_kernel.focused_chunk` on the CPU cores, or the GPU backend's,
     :class:`qlib.solvers.gpu.FocusedChunkGPU`) in short chunks until done, out of time or out of steps.
 
@@ -283,7 +283,7 @@ def run_focused(compiled, rng_states, start_states, target, time_limit, *, noise
     are sized from the measured step rate so that the clock is read every
     ``chunk_seconds``; the separation calls and appending cuts to the pool run
     here, between chunks (:class:`CutBook`); replicas take each other's cuts
-    every ``sync_steps`` steps when ``share`` is on.  The replicas' counters of
+    every ``share_interval`` steps when ``share_cuts`` is on.  The replicas' counters of
     the pool's cuts start within ``pool_bytes`` (:func:`pool_capacity`).  A
     ``chunk_function`` with a ``sync(R)`` method is asked to fill ``R``'s host
     arrays before the result is read.  Ctrl-C ends the search with
@@ -318,7 +318,7 @@ def run_focused(compiled, rng_states, start_states, target, time_limit, *, noise
     R.best_x[:] = R.x
     answers = {}
     limit_steps = (1 << 62) if max_steps is None else int(max_steps)
-    sync = int(sync_steps) if (lazy is not None and share and P > 1) else limit_steps
+    sync = int(share_interval) if (lazy is not None and share_cuts and P > 1) else limit_steps
     sync_at = min(sync, limit_steps)
     # a first chunk of at most 2**16 steps in all: the clock is read before many replicas run long
     chunk, stop_reason = int(min(256, max(16, (1 << 16) // P))), None
@@ -422,4 +422,4 @@ def warmup_cuts(compiled, chunk_function=focused_chunk) -> None:
     start = np.zeros((2, n), dtype=np.uint8)
     kept = [(np.arange(n), np.ones(n, dtype=np.int64))]   # a restart's cut: every replica takes it first
     run_focused(compiled, rng, start, 0.0, 5.0, lazy=LazyCuts(separate, energy=np.inf, interval=1, cuts=kept),
-                max_steps=64, sync_steps=1, chunk_function=chunk_function)
+                max_steps=64, share_interval=1, chunk_function=chunk_function)

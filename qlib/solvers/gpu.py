@@ -404,7 +404,7 @@ def run_focused_gpu(compiled, options, common, *, resident: bool | None = None):
                                       noise=options.noise, tabu_tenure=options.tabu_tenure,
                                       weight_smoothing=options.weight_smoothing,
                                       lazy=options.lazy_cuts, max_steps=options.max_steps,
-                                      share=options.share_cuts, sync_steps=options.share_interval,
+                                      share_cuts=options.share_cuts, share_interval=options.share_interval,
                                       chunk_function=chunk, chunk_seconds=CHUNK_SECONDS, pool_bytes=POOL_BYTES)
     info.update(backend="gpu", device=device_name(), threads_per_block=THREADS_PER_BLOCK,
                 kernel_launches=chunk.launches, device_seconds=dict(chunk.seconds), device_jit_seconds=jit)
