@@ -59,6 +59,14 @@ class AnnealArrays(NamedTuple):
     hit: np.ndarray            # int64 (P,): when the target was reached (see the module docstring)
     field: np.ndarray          # float64 (P, N): local fields of the quadratic path (P, 0) otherwise
 
+    #: How the fields move between the host and the device between chunks (:class:`qlib.solvers.gpu.AnnealRoundGPU`):
+    #: written by the host at sweep 0 (a restart's random states), sent then; read by the host after every
+    #: chunk (one entry per replica), fetched then; read by the driver at the end of a round, fetched then.
+    #: The rest (generator, term counts, rows, fields) is the kernel's own: it goes up once.
+    SENT_AT_START = frozenset(("x",))
+    FETCHED = frozenset(("energy", "best_energy", "flips", "hit"))
+    AT_END = ("best_x",)
+
 
 @njit(cache=True)
 def _keep(rep, a, x):

@@ -33,6 +33,8 @@ import warnings
 import numpy as np
 
 from . import focused
+from .anneal import AnnealArrays
+from .focused_kernel import Replicas
 from .sa import choose_kernel, run_sa
 from .start import check_focused_stop, start, time_left
 
@@ -128,12 +130,6 @@ def gpu_round(quad, cached, terms, a, betas, lo, target, threads_per_block=128):
         host[...] = dev.copy_to_host()
 
 
-#: The annealing arrays by who touches them between chunks.  Written by the host (a restart's random
-#: states, at sweep 0): sent then.  Read by the host after every chunk (small, one entry per replica):
-#: fetched then.  ``best_x`` is fetched only when the driver reads it (:meth:`AnnealRoundGPU.sync`).
-#: The rest (generator, term counts, rows, fields) is the kernel's own: it goes up once.
-_ANNEAL_SENT_AT_START = frozenset(("x",))
-_ANNEAL_FETCHED = frozenset(("energy", "best_energy", "flips", "hit"))
 
 
 class _DeviceChunks:
@@ -185,7 +181,7 @@ class AnnealRoundGPU(_DeviceChunks):
         if self._arrays is None or self._arrays[0] is not a:
             self._arrays = (a, type(a)(*(_to_device(x) for x in a)))
         elif lo == 0:
-            for name in _ANNEAL_SENT_AT_START:
+            for name in AnnealArrays.SENT_AT_START:
                 getattr(self._arrays[1], name).copy_to_device(getattr(a, name))
         dev_a = self._arrays[1]
         t1 = time.perf_counter()
@@ -194,7 +190,7 @@ class AnnealRoundGPU(_DeviceChunks):
             kernel[blocks, self.threads_per_block](self._model[1], dev_a, _to_device(betas), lo, target)
         cuda.synchronize()
         t2 = time.perf_counter()
-        for name in _ANNEAL_FETCHED:
+        for name in AnnealArrays.FETCHED:
             getattr(dev_a, name).copy_to_host(getattr(a, name))
         t3 = time.perf_counter()
         self.seconds["upload"] += t1 - t0
@@ -207,7 +203,8 @@ class AnnealRoundGPU(_DeviceChunks):
         reads it."""
         if self.resident and self._arrays is not None and self._arrays[0] is a:
             t0 = time.perf_counter()
-            self._arrays[1].best_x.copy_to_host(a.best_x)
+            for name in AnnealArrays.AT_END:
+                getattr(self._arrays[1], name).copy_to_host(getattr(a, name))
             self.seconds["download"] += time.perf_counter() - t0
 
 
@@ -247,14 +244,6 @@ def _up(array):
     return _empty(array.shape, array.dtype) if array.size == 0 else _to_device(array)
 
 
-# The fields of Replicas by who touches them between chunks.  Set by the host at its separation calls: sent
-# before every chunk.  Read by the host after every chunk (one entry per replica): fetched then.  The rest is
-# the kernel's own (it takes the cuts itself): it goes up once, and of the states only the rows of the
-# replicas that wait for a separation call come back; :meth:`FocusedChunkGPU.sync` brings back what the
-# driver reads at the end.
-_SENT = frozenset(("status", "separation_wait"))
-_FETCHED = frozenset(("status", "steps", "energy"))
-_AT_END = ("x", "best_x", "best_energy", "num_false", "raises")
 
 
 class FocusedChunkGPU(_DeviceChunks):
@@ -336,7 +325,7 @@ class FocusedChunkGPU(_DeviceChunks):
         dev_m = type(m)(*(self._device("m", str(k), x, False) if isinstance(x, np.ndarray) else x
                           for k, x in enumerate(m)))
         dev_rows = type(rows)(*(self._device("rows", name, x, False) for name, x in zip(rows._fields, rows)))
-        dev_R = type(R)(*(self._device("R", name, x, name in _SENT) for name, x in zip(R._fields, R)))
+        dev_R = type(R)(*(self._device("R", name, x, name in Replicas.SENT) for name, x in zip(R._fields, R)))
         dev_C = self._pool(C)
         if self._fold is None or self._fold[0] is not news.fold:
             self._fold = (news.fold, _up(news.fold))
@@ -347,7 +336,7 @@ class FocusedChunkGPU(_DeviceChunks):
             focused_kernel_gpu[blocks, threads](dev_m, dev_rows, p, dev_R, dev_C, dev_news, dev_end)
         cuda.synchronize()
         t2 = time.perf_counter()
-        for name in _FETCHED:
+        for name in Replicas.FETCHED:
             getattr(dev_R, name).copy_to_host(getattr(R, name))
         waiting = np.flatnonzero(R.status == WAITING)
         if waiting.size:   # the states the separation function reads
@@ -368,7 +357,7 @@ class FocusedChunkGPU(_DeviceChunks):
         if not self.resident:
             return
         t0 = time.perf_counter()
-        for name in _AT_END:
+        for name in Replicas.AT_END:
             held, host = self._held.get(("R", name)), getattr(R, name)
             if held is None:
                 continue
