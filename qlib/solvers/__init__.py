@@ -1,5 +1,5 @@
 """Solver backends and the :func:`~qlib.solve` front door (:data:`~qlib.solvers.api.REGISTRY`: backends and
-their algorithms).  What the puzzles use comes from here: the checks of :func:`solve`'s options before a
+their algorithms).  What the puzzles use comes from here: the checks of :func:`qlib.solve`'s options before a
 solve, ``algorithm="auto"``'s choice, the lazy cuts and the GPU module's device checks."""
 
 from . import gpu
