@@ -378,7 +378,7 @@ def replica_steps(rep, m, rows, p, R, C, news, end):
     step = steps[rep]
     since_separation = since[rep]
     while step < end:
-        if p.halt_together and R.halt[rep, 0] != 0:   # another replica stopped: this chunk is over
+        if p.halt_together and R.halt[rep, 0] != 0:   # another replica waits: this chunk is over
             break
         since_separation += 1
         if energy <= p.target + EPS:

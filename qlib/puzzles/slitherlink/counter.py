@@ -33,8 +33,8 @@ from . import propagation as K
 from .branching import run as run_search
 from .board import parse
 
-__all__ = ["Lattice", "Rules", "Search", "SearchState", "lattice", "root_state", "propagate", "probe", "refutes", "shortest_refuted",
-           "nodes", "BacktrackSearch", "count_solutions", "CHUNK_SECONDS"]
+__all__ = ["Lattice", "Rules", "Search", "SearchState", "lattice", "root_state", "propagate", "probe", "refutes",
+           "shortest_refuted", "nodes", "BacktrackSearch", "count_solutions", "CHUNK_SECONDS"]
 
 
 class Lattice(NamedTuple):

@@ -21,8 +21,8 @@ but ``sols``):
 
 Only :mod:`.counter` and the branching search's kernel (:mod:`.branching`, which assigns, undoes,
 fixes and probes at every node) call in here: :func:`fix` and :func:`probe` (the root node's rules),
-:func:`refute` and :func:`shorten` (a set of cell values against the rules), and the ``sc`` slots, modes and results
-above; :mod:`.branching` also uses :func:`assign` and :func:`undo`.  The rest is private.
+:func:`refute` and :func:`shorten` (a set of cell values against the rules), and the ``sc`` slots,
+modes and results above; :mod:`.branching` also uses :func:`assign` and :func:`undo`.  The rest is private.
 """
 
 from __future__ import annotations
