@@ -59,6 +59,7 @@ from . import lines
 from .count import count_from
 from .display import render_text
 from .engine import TIME_UP, Engine
+from .. import clock
 from ..clock import TimeUp
 from .exact import SatSearch
 from .engine import warmup as _warm_engine
@@ -261,18 +262,19 @@ def solve(puzzle, *, formulation: str = "cons", method: str | None = None, backe
     run = _Run(puzzle, formulation, method, backend, int(seed), float(time_limit), options)
     run.complete = complete
     run.jit = jit
-    try:
+    with clock.gc_paused():
         try:
-            result = run.search() if method == "search" else run.auto() if complete else run.alone()
-        except KeyboardInterrupt:
-            result = run.result(Verdict("interrupted"))
-        if check_unique and result.solved:
             try:
-                run.check_unique(result)
-            except KeyboardInterrupt:   # the answer in result.grid still stands; only the check is unknown
-                result.stop_reason = "interrupted"
-    finally:
-        run.close()
+                result = run.search() if method == "search" else run.auto() if complete else run.alone()
+            except KeyboardInterrupt:
+                result = run.result(Verdict("interrupted"))
+            if check_unique and result.solved:
+                try:
+                    run.check_unique(result)
+                except KeyboardInterrupt:   # the answer in result.grid still stands; only the check is unknown
+                    result.stop_reason = "interrupted"
+        finally:
+            run.close()
     result.timings["jit_seconds"] = run.jit
     result.seconds = result.timings["solve_seconds"] = time.perf_counter() - run.start - run.held
     return result

@@ -13,6 +13,7 @@ from qlib import validate
 from qlib.constraints import Model
 from qlib.solvers import LazyCuts, check_options
 
+from .. import clock
 from ..clock import TimeUp
 from ..loops import DegreeError, Grid, loop_satisfies_clues, split_loops
 from ..portfolio import Portfolio, Verdict, budget
@@ -557,18 +558,19 @@ def solve(board, *, formulation: str = "cells", method: str | None = None, backe
         gpu.require_device()
         jit += gpu.warmup()
     args = (board, formulation, backend, int(seed), float(time_limit), max_iterations, solver_options, method, complete)
-    run = None
-    try:
-        run = _Run(*args)
-        result = METHODS[method](run)
-    except KeyboardInterrupt:   # in the presolve or between two solves: the last state, or an empty drawing
-        run = run or _Run(*args, interrupted_presolve=True)
-        result = run.result("interrupted")
-    except TimeUp:   # building the model took the time
-        result = run.result("time_limit")
-    result.timings["jit_seconds"] = jit
-    if check_unique and result.solved:
-        _check_unique(result, board, time_limit - result.seconds)   # the limit covers the check too
+    with clock.gc_paused():
+        run = None
+        try:
+            run = _Run(*args)
+            result = METHODS[method](run)
+        except KeyboardInterrupt:   # in the presolve or between two solves: the last state, or an empty drawing
+            run = run or _Run(*args, interrupted_presolve=True)
+            result = run.result("interrupted")
+        except TimeUp:   # building the model took the time
+            result = run.result("time_limit")
+        result.timings["jit_seconds"] = jit
+        if check_unique and result.solved:
+            _check_unique(result, board, time_limit - result.seconds)   # the limit covers the check too
     return result
 
 
