@@ -195,8 +195,9 @@ def test_the_method_alone_is_one_search_and_shortens_each_cut_once(monkeypatch):
     and a cut met again is looked up, not refuted again."""
     board = sl.parse(qlib.data_path("slitherlink-20x20-gen-s5.txt"))
     calls = []
-    real = counter.shortest_refuted
-    monkeypatch.setattr(counter, "shortest_refuted", lambda *a, **k: calls.append(1) or real(*a, **k))
+    real = counter.shortest_refuted_each
+    monkeypatch.setattr(counter, "shortest_refuted_each", lambda states, pairs, **k: calls.extend(pairs) or
+                        real(states, pairs, **k))
     result = sl.solve(board, complete=False, seed=1, time_limit=30)
     assert result.solved and result.found_by == "search" and len(result.iterations) == 1
     assert np.array_equal(board.grid.from_hv(result.h, result.v), exact.solve_exact(board).mask)
@@ -235,3 +236,19 @@ def test_the_cell_models_search_weighs_its_rows_dynamically(monkeypatch, formula
     seen.clear()
     sl.solve(board, complete=False, seed=3, time_limit=60, noise=0.1, **form)
     assert all(s["noise"] == 0.1 for s in seen)
+
+
+def test_cuts_shortened_in_threads_are_those_one_thread_shortens():
+    """Cuts are shortened together, on copies of the presolve's state, one thread each: the same cuts as
+    one state gives one by one, and every state is left as it was."""
+    board = sl.parse(qlib.data_path("slitherlink-30x30-gen-s1.txt"))
+    sm = sl.build_model(board, "cells", presolve=True)
+    pairs = [region for loop in _wrong_loops(board, [], 6) for region in sl.formulation._loop_regions(sm, loop)]
+    state = sm.presolve.state   # the presolve leaves this board open
+    before = [a.copy() for a in state.rules]
+    alone = [counter.shortest_refuted(state, c, v) for c, v in pairs]
+    states = [state, counter.copy_state(state), counter.copy_state(state)]
+    together = counter.shortest_refuted_each(states, pairs)
+    assert len(pairs) >= 6 and any(len(k) < len(c) for k, (c, _) in zip(alone, pairs))
+    assert all(np.array_equal(a, b) for a, b in zip(alone, together))
+    assert all(np.array_equal(a, b) for s in states for a, b in zip(before[:4], s.rules[:4]))   # st, pt, cl, uf

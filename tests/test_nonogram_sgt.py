@@ -21,6 +21,8 @@ from qlib.puzzles.nonogram.engine import Engine
 SGT_PATTERN = shutil.which("sgt-pattern") or next(
     (p for p in ("/usr/games/sgt-pattern",) if Path(p).exists()), None)
 LOCATION = re.compile(r"^(.*), line (\d+), column (\d+): ")
+#: A parse of fuzzed input that takes this long hangs (a guard, not a speed claim: speed is benchmarked).
+HANG_SECONDS = 10.0
 # pattern.c's comment: line solving alone cannot start on it, yet its answer is unique
 BELLA_IMAGE = "4x4:2/1/2/1/1.1/2/1/1"
 
@@ -115,7 +117,7 @@ def test_fuzz_ids_raise_only_located_errors(text):
         assert len(str(error)) < 400
     else:
         assert ng.parse_text(ng.to_sgt(puzzle)) == puzzle
-    assert time.perf_counter() - start < 1.0
+    assert time.perf_counter() - start < HANG_SECONDS
 
 
 def test_bella_image_needs_probing_and_is_unique():

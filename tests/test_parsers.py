@@ -18,6 +18,8 @@ from qlib.puzzles import slitherlink as sl
 from qlib.puzzles.slitherlink.board import SlitherlinkFileNotFoundError, parse_text
 
 LOCATION = re.compile(r", line (\d+), column (\d+): ")
+#: A parse of fuzzed input that takes this long hangs (a guard, not a speed claim: speed is benchmarked).
+HANG_SECONDS = 10.0
 LOGO = qlib.data_path("nonogram-15x15-qbpp-logo.non")
 TEN = qlib.data_path("slitherlink-10x10-qbpp.txt")
 SMALL_NON = "width 2\nheight 2\nrows\n1\n1\ncolumns\n1\n1\n"
@@ -232,7 +234,7 @@ def test_fuzz_files_raise_only_the_puzzle_error_with_a_location(data):
                 assert isinstance(parse(path), result)
             except kind as error:
                 check_error(error, kind, str(path))
-            assert time.perf_counter() - start < 1.0
+            assert time.perf_counter() - start < HANG_SECONDS
 
 
 @FUZZ
@@ -244,7 +246,7 @@ def test_fuzz_texts_raise_only_the_puzzle_error_with_a_location(text):
             parse(text, "fuzz")
         except kind as error:
             check_error(error, kind, "fuzz")
-        assert time.perf_counter() - start < 1.0
+        assert time.perf_counter() - start < HANG_SECONDS
 
 
 @FUZZ

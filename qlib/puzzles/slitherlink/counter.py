@@ -20,7 +20,9 @@ side can watch the clock.
 
 from __future__ import annotations
 
+import itertools
 import math
+import threading
 import time
 from typing import NamedTuple
 
@@ -34,7 +36,7 @@ from .branching import run as run_search
 from .board import parse
 
 __all__ = ["Lattice", "Rules", "Search", "SearchState", "lattice", "root_state", "propagate", "probe", "refutes",
-           "shortest_refuted", "nodes", "BacktrackSearch", "count_solutions", "CHUNK_SECONDS"]
+           "shortest_refuted", "shortest_refuted_each", "copy_state", "nodes", "BacktrackSearch", "count_solutions", "CHUNK_SECONDS"]
 
 
 class Lattice(NamedTuple):
@@ -287,6 +289,45 @@ def shortest_refuted(state: SearchState, cells, values, *, connect: bool = True)
     cells, values = _cell_values(state, cells, values)
     lat, rs, sr = state
     return K.shorten(cells, values, bool(connect), lat, rs, sr.seen, sr.stack)
+
+
+def copy_state(state: SearchState) -> SearchState:
+    """A copy of ``state`` that the rules can change on their own (the lattice, which they only read, is shared)."""
+    lat, rs, sr = state
+    return SearchState(lat, Rules(*(a.copy() for a in rs)), Search(*(a.copy() for a in sr)))
+
+
+def shortest_refuted_each(states, pairs, *, connect: bool = True) -> list:
+    """:func:`shortest_refuted` of each ``(cells, values)`` pair, the pairs taken in turn by threads that each
+    hold one of ``states`` (equal copies of one state, :func:`copy_state`): the same answers as one state
+    gives, since each refutation leaves its state as it was."""
+    pairs = [_cell_values(states[0], c, v) for c, v in pairs]
+    out = [None] * len(pairs)
+    used = max(1, min(len(states), len(pairs)))
+    errors = []
+    turn = itertools.count()   # next() holds the GIL: each pair goes to one thread
+
+    def work(t):
+        lat, rs, sr = states[t]
+        try:
+            for k in iter(turn.__next__, None):
+                if k >= len(pairs) or errors:
+                    break
+                out[k] = K.shorten(*pairs[k], bool(connect), lat, rs, sr.seen, sr.stack)
+        except BaseException as err:   # re-raised in the caller's thread
+            errors.append(err)
+
+    threads = [threading.Thread(target=work, args=(t,), daemon=True) for t in range(1, used)]
+    for thread in threads:
+        thread.start()
+    try:
+        work(0)
+    finally:
+        for thread in threads:
+            thread.join()
+    if errors:
+        raise errors[0]
+    return out
 
 
 def _cell_values(state, cells, values):

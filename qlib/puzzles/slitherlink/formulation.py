@@ -15,6 +15,7 @@ import hashlib
 from functools import lru_cache, reduce
 from operator import mul
 
+import numba
 import numpy as np
 
 import qlib
@@ -103,21 +104,34 @@ def _shorten(sm: SlitherlinkModel, cells, values):
     rules cannot refute the whole cut, the cut stays as it is.  A cut met again
     (the search meets the same loops many times) is looked up, not shortened again.
     """
-    state = sm.presolve.state if sm.presolve is not None else None
-    if state is None:
-        return cells, values
-    key = (np.asarray(cells).tobytes(), np.asarray(values).tobytes())
-    known = sm.presolve.shortened.get(key)
-    if known is None:
-        known = sm.presolve.shortened[key] = _shortest(state, cells, values)
-    return known
+    return _shorten_all(sm, [(cells, values)])[0]
 
 
-def _shortest(state, cells, values):
-    """:func:`_shorten`'s work, once per cut."""
-    cells, values = np.asarray(cells), np.asarray(values)
-    keep = counter.shortest_refuted(state, cells, values)
-    return cells[keep], values[keep]
+def _shorten_all(sm: SlitherlinkModel, regions) -> list:
+    """:func:`_shorten` of each ``(cells, values)`` of ``regions``; those not met before are shortened
+    together, spread over the numba threads (each on its own copy of the presolve's state)."""
+    pre = sm.presolve
+    if pre is None or pre.state is None:
+        return list(regions)
+    regions = [(np.asarray(c), np.asarray(v)) for c, v in regions]
+    keys = [(c.tobytes(), v.tobytes()) for c, v in regions]
+    new = {}
+    for key, region in zip(keys, regions):
+        if key not in pre.shortened and key not in new:
+            new[key] = region
+    if new:
+        states = _states(pre, min(len(new), numba.get_num_threads()))
+        kept = counter.shortest_refuted_each(states, list(new.values()))
+        for (key, (c, v)), keep in zip(new.items(), kept):
+            pre.shortened[key] = (c[keep], v[keep])
+    return [pre.shortened[key] for key in keys]
+
+
+def _states(pre, n: int) -> list:
+    """``n`` copies of the presolve's state for the refutations: the state itself first, copies made once."""
+    while len(pre.copies) < n - 1:
+        pre.copies.append(counter.copy_state(pre.state))
+    return [pre.state] + pre.copies[:n - 1]
 
 
 # -----------------------------------------------------------------------------
@@ -222,6 +236,10 @@ class Formulation:
     def loop_literals(self, sm, compiled, loop, state=None) -> list:
         """Cuts forbidding ``loop`` for the lazy search: a list of ``(columns, negated)`` products."""
         raise NotImplementedError
+
+    def loops_literals(self, sm, compiled, loops, state=None) -> list:
+        """:meth:`loop_literals` of each of ``loops``, met together in ``state``, in one list."""
+        return [cut for loop in loops for cut in self.loop_literals(sm, compiled, loop, state)]
 
     def encode_loop(self, sm, compiled, loop, state) -> np.ndarray:
         """``state`` changed to draw just ``loop`` (the outer method's warm start)."""
@@ -361,12 +379,18 @@ class CellFormulation(Formulation):
         leaves.  Either cut forbids every state that traps a component there,
         not only this loop, as subtour cuts do for tours.
         """
+        return self.loops_literals(sm, compiled, [loop], state)
+
+    def loops_literals(self, sm, compiled, loops, state=None):
         cols = _columns(compiled, sm.class_vars)
-        ring = self._ring(sm, compiled, loop, state) if state is not None else None
-        regions = [ring] if ring is not None else _loop_regions(sm, loop)
+        regions = []
+        colour = self._colours(sm, compiled, state) if state is not None else None
+        for loop in loops:
+            ring = self._ring(sm, loop, colour) if state is not None else None
+            regions.extend([ring] if ring is not None else _loop_regions(sm, loop))
         cuts = []
-        for cells, values in regions:
-            lits = _region_literals(sm, *_shorten(sm, cells, values))
+        for cells, values in _shorten_all(sm, regions):
+            lits = _region_literals(sm, cells, values)
             if not lits:
                 continue
             if any(cols[cls] < 0 for cls, _ in lits):
@@ -411,12 +435,13 @@ class CellFormulation(Formulation):
             term = term * (x if val else ~x)
         return term
 
-    def _ring(self, sm, compiled, loop, state):
-        """(cells, values) of the ring cut of ``loop`` in ``state``, or None where it is not valid."""
+    def _ring(self, sm, loop, colour):
+        """(cells, values) of the ring cut of ``loop`` in a state of cell colours ``colour``, or None where it
+        is not valid."""
         board = sm.board
         R, C = board.rows, board.cols
         enclosed = _inside_cells(board, loop).reshape(R, C)
-        colour = self._colours(sm, compiled, state).reshape(R, C)
+        colour = colour.reshape(R, C)
         sides = edge_sides(board)[int(loop[0])]
         inner = [k for k in sides if k >= 0 and enclosed.ravel()[k]]
         if not inner:

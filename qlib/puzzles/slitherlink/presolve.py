@@ -53,6 +53,8 @@ class Presolve:
     state: counter.SearchState | None = field(default=None, repr=False, compare=False)
     #: shortened cuts by the cut they came from (the same loop is met again and again)
     shortened: dict = field(default_factory=dict, repr=False, compare=False)
+    #: copies of ``state``, one per extra thread that shortens cuts
+    copies: list = field(default_factory=list, repr=False, compare=False)
 
     @property
     def fixed_fraction(self) -> float:

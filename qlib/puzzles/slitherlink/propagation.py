@@ -325,25 +325,31 @@ def _connect(lat, rs, seen, stack):
     """Global check: the selected edges and every clue that still needs edges must be joined by
     undecided-or-on edges.  Edges out of reach of the selected ones are set off.
 
-    Returns FAIL, OK (nothing changed) or CHANGED (edges set; propagate again).
+    Returns FAIL, OK (nothing changed) or CHANGED (edges set; propagate again).  The walk counts the
+    on and undecided edge ends it meets, so the whole board is scanned only when something lies out
+    of reach.
     """
-    st, pt, sc = rs.st, rs.pt, rs.sc
+    st, pt, sc, trail = rs.st, rs.pt, rs.sc, rs.trail
     ends, pe, P, E = lat.ends, lat.pe, lat.P, lat.E
     if sc[NON] == 0:
         return OK
     start = -1
-    for p in range(P):
-        if pt[p, 0] > 0:
-            start = p
+    for k in range(sc[TLEN] - 1, -1, -1):       # an end of the latest edge set on
+        if st[trail[k]] == 1:
+            start = ends[trail[k], 0]
             break
     sc[STAMP] += 1
     stamp = sc[STAMP]
     seen[start] = stamp
     top = 1
     stack[0] = start
+    on_ends = 0
+    open_ends = 0
     while top > 0:
         top -= 1
         p = stack[top]
+        on_ends += pt[p, 0]
+        open_ends += pt[p, 1]
         for k in range(4):
             f = pe[p, k]
             if f >= 0 and st[f] != 0:
@@ -352,9 +358,10 @@ def _connect(lat, rs, seen, stack):
                     seen[q] = stamp
                     stack[top] = q
                     top += 1
-    for p in range(P):
-        if pt[p, 0] > 0 and seen[p] != stamp:
-            return FAIL
+    if on_ends != 2 * sc[NON]:                  # an on edge out of reach
+        return FAIL
+    if open_ends == 2 * (E - sc[TLEN]):         # every undecided edge in reach
+        return OK
     changed = OK
     for f in range(E):
         if st[f] < 0 and seen[ends[f, 0]] != stamp:
@@ -452,7 +459,7 @@ def refute(cells, values, use_connect, lat, rs, seen, stack):
     return r == FAIL
 
 
-@njit(cache=True)
+@njit(cache=True, nogil=True)
 def shorten(cells, values, use_connect, lat, rs, seen, stack):
     """Indices of a subset of "``cells`` take ``values``" that :func:`refute` still refutes, no single one
     of which can go (all of them when the whole is not refuted).  Blocks are dropped, halving the block

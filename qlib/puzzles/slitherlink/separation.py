@@ -113,13 +113,11 @@ class LoopSeparation:
         if energy is None:
             energy = self.compiled.energy(state)
         spare = int(np.argmax(sizes)) if len(sizes) and energy > 1e-9 else -1
-        cuts = []
-        for k in range(len(ptr) - 1):
-            loop = edges[ptr[k]:ptr[k + 1]]
+        loops = [edges[ptr[k]:ptr[k + 1]] for k in range(len(ptr) - 1)]
+        for loop in loops:
             on = np.zeros(mask.shape[0], dtype=bool)
             on[loop] = True
             if (on[self.clue_edges].sum(axis=1) == self.clue_values).all():
                 return self.formulation.encode_loop(self.sm, self.compiled, loop, state), []
-            if k != spare:
-                cuts.extend(self.formulation.loop_literals(self.sm, self.compiled, loop, state))
-        return None, cuts
+        wrong = [loop for k, loop in enumerate(loops) if k != spare]
+        return None, self.formulation.loops_literals(self.sm, self.compiled, wrong, state)
