@@ -23,5 +23,5 @@ def solve_sat(puzzle, *, time_limit: float = 60.0) -> SatResult:
 
 
 def count_sat(puzzle, limit: int = 2, time_limit: float = 60.0):
-    """``(count, status, grids)`` up to ``limit`` answers (:func:`exact.count_exact`)."""
+    """``(count, status, grids)`` up to ``limit`` answers (:func:`exact.count_exact`, a ``Count``)."""
     return exact.count_exact(puzzle, limit=limit, time_limit=time_limit)

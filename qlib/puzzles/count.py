@@ -9,6 +9,8 @@ from __future__ import annotations
 
 from enum import StrEnum
 
+from ..stop import COUNT, StopReason, stop_reason as _stop_reason
+
 __all__ = ["Count", "CountStatus", "StopReason"]
 
 
@@ -29,17 +31,6 @@ class CountStatus(_Word):
     UNKNOWN = "unknown"
 
 
-class StopReason(_Word):
-    """Why a count stopped: the search was ``EXHAUSTED``, reached the ``LIMIT``, ran out of
-    ``TIME_LIMIT``, hit its ``MAX_NODES`` cap, or was ``INTERRUPTED`` (Ctrl-C)."""
-
-    EXHAUSTED = "exhausted"
-    LIMIT = "limit"
-    TIME_LIMIT = "time_limit"
-    MAX_NODES = "max_nodes"
-    INTERRUPTED = "interrupted"
-
-
 _STATUS = {StopReason.EXHAUSTED: CountStatus.EXACT, StopReason.LIMIT: CountStatus.LIMIT}
 
 
@@ -55,7 +46,7 @@ class Count(tuple):
 
     def __new__(cls, solutions, *, limit: int, stop_reason, seconds: float, nodes: int | None = None,
                 count: int | None = None):
-        stop = StopReason(stop_reason)
+        stop = _stop_reason(stop_reason, COUNT)   # a count stops for one of qlib.stop.COUNT
         number = len(solutions) if count is None else int(count)
         return super().__new__(cls, (number, _STATUS.get(stop, CountStatus.UNKNOWN), list(solutions),
                                      int(limit), stop, float(seconds), nodes))

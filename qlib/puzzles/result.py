@@ -5,13 +5,16 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any
 
+from ..stop import PUZZLE, stop_reason as _stop_reason
+
 
 @dataclass(kw_only=True)
 class PuzzleResult:
     """The fields every puzzle result has; each puzzle adds its answer's own.
 
     ``status``: "solved", "unsolved" or "interrupted"; ``stop_reason``: why the
-    solve ended, a true claim ("answer", "time_limit", "no_answer" with a
+    solve ended, a true claim (a :class:`qlib.stop.StopReason` of
+    :data:`qlib.stop.PUZZLE`: "answer", "time_limit", "no_answer" with a
     proof, "interrupted", or a cap the caller set); ``found_by``: the part of
     the solver that settled the puzzle, or None.  ``seconds``: the whole solve
     (``timings`` splits it, with ``jit_seconds`` apart, before the clock);
@@ -34,6 +37,11 @@ class PuzzleResult:
     timings: dict = field(default_factory=dict)
     unique: bool | None = None
     second_answer: Any = field(default=None, repr=False)
+
+    def __setattr__(self, name, value):
+        if name == "stop_reason":   # one vocabulary (qlib.stop), checked whenever it is set
+            value = _stop_reason(value, PUZZLE)
+        super().__setattr__(name, value)
 
     @property
     def solved(self) -> bool:

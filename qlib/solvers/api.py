@@ -18,6 +18,7 @@ from typing import Callable
 
 import numpy as np
 
+from ..stop import StopReason
 from .. import validate
 from ..compile import CompiledModel, compile
 from ..result import Solution
@@ -211,7 +212,7 @@ def solve(model, *, backend: str = "cpu", seed: int | None = None, time_limit: f
         alg, checked = resolve(entry, algorithm, compiled, target_energy, options)
         run = (lambda: alg.run(compiled, checked, common))
     if compiled.var_count == 0:   # nothing to search; no kernel gets an empty model
-        info = dict(backend=chosen, stop_reason="complete", flips=0, seconds=0.0, jit_seconds=0.0,
+        info = dict(backend=chosen, stop_reason=StopReason.COMPLETE, flips=0, seconds=0.0, jit_seconds=0.0,
                     seed=common.seed, requested_backend=requested)
         return Solution(compiled, np.zeros(0, dtype=np.uint8), info)
     jit_seconds = _warm_once() if not callable(backend) and REGISTRY[chosen].warm else 0.0

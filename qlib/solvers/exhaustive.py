@@ -19,6 +19,7 @@ from typing import NamedTuple
 import numpy as np
 from numba import njit
 
+from ..stop import StopReason
 from ..expr import NumericOverflowError
 from .kernel import apply_flip, flip_delta, init_state
 
@@ -144,5 +145,5 @@ def run_exhaustive(compiled, options, common):
     (``stop_reason="time_limit"``; ``num_ground_states`` then counts the states visited)."""
     found = search(compiled, max_vars=options.max_vars, time_limit=common.time_limit)
     info = dict(backend="exhaustive", num_ground_states=found.count, ground_states=found.ground,
-                flips=found.steps, stop_reason="complete" if found.complete else "time_limit")
+                flips=found.steps, stop_reason=StopReason.COMPLETE if found.complete else StopReason.TIME_LIMIT)
     return found.ground[0], info

@@ -39,6 +39,7 @@ import time
 import numba
 import numpy as np
 
+from ..stop import SOLVER, stop_reason as as_stop_reason
 from .. import validate
 from ..limits import check_allocation
 from .focused_kernel import (ACCEPTED, AT_TARGET, EPS, RUNNING, WAITING, CutNews, CutPool, PackedCuts, Params,
@@ -397,7 +398,8 @@ def run_focused(compiled, rng_states, start_states, target, time_limit, *, noise
     info = dict(algorithm="focused", num_replicas=P, noise=noise, tabu_tenure=(tenure_min, tenure_max),
                 weight_smoothing=int(weight_smoothing), weight_raises=int(R.raises[:, 0].sum()),
                 flips=int(R.steps.sum()), steps_of_winner=int(R.steps[rep]), replica=rep,
-                stop_reason=stop_reason, cuts=cuts, num_cuts=len(cuts), pool_cuts=int(book.C.count[0]),
+                stop_reason=as_stop_reason(stop_reason, SOLVER),
+                cuts=cuts, num_cuts=len(cuts), pool_cuts=int(book.C.count[0]),
                 separation_calls=separation_calls,
                 separation_seconds=separation_seconds,
                 replica_states=R.best_x.copy())

@@ -15,6 +15,7 @@ import time
 
 import numpy as np
 
+from ..stop import SOLVER, stop_reason
 from .anneal import AnnealArrays, sample_deltas
 from .kernel import random_bits
 from .local_field import field_width, has_rows, in_sweep_order, ising_beta_range, quadratic_arrays
@@ -185,7 +186,8 @@ def run_sa(compiled, rng, states, target, time_limit, *, num_sweeps, beta_range,
         inverse = np.argsort(order)
         best_state, replica_states = best_state[inverse], replica_states[:, inverse]
     info = dict(algorithm="sa", kernel=kernel, num_replicas=num_replicas, num_sweeps=int(num_sweeps),
-                beta_range=(hot, cold), rounds=rounds, flips=int(a.flips.sum()), stop_reason=status,
+                beta_range=(hot, cold), rounds=rounds, flips=int(a.flips.sum()),
+                stop_reason=stop_reason(status, SOLVER),
                 sampling_seconds=sampling,
                 replica_states=replica_states, replica_energies=a.best_energy + compiled.offset)
     return best_state, info

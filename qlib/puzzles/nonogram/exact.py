@@ -28,6 +28,7 @@ import numpy as np
 
 from ... import validate
 from ..clock import TimeUp, check
+from ..count import Count
 from ..sat import solve_slice, solver_class, solver_name
 from .parsing import parse
 from .puzzle import BLACK, WHITE, line_slack, packed_starts
@@ -219,29 +220,34 @@ def solve_exact(puzzle, *, time_limit: float = 60.0) -> ExactResult:
     return ExactResult(status, grid, time.perf_counter() - t0, search.variables, search.clauses)
 
 
-def count_exact(puzzle, limit: int = 2, time_limit: float = 60.0):
+def count_exact(puzzle, limit: int = 2, time_limit: float = 60.0) -> Count:
     """Count the grids meeting the clues, up to ``limit``, as :func:`~qlib.puzzles.nonogram.count_solutions`
-    does: ``(count, status, grids)``, status "exact" (all ``count`` answers found), "limit" (``limit``
-    found: at least that many exist), "time_limit" or "interrupted"."""
+    does: a :class:`~qlib.puzzles.count.Count`, ``(count, status, grids)`` with status "exact" (all
+    ``count`` answers found), "limit" (``limit`` found: at least that many exist) or "unknown" (stop
+    reason "time_limit" or "interrupted": ``count`` is a lower bound)."""
     limit = validate.integer("limit", limit, minimum=1)
-    deadline = time.perf_counter() + validate.time_limit(time_limit)
+    start = time.perf_counter()
+    deadline = start + validate.time_limit(time_limit)
+    grids = []
+
+    def count(stop):
+        return Count(grids, limit=limit, stop_reason=stop, seconds=time.perf_counter() - start)
     try:
         search = SatSearch(puzzle, deadline=deadline)
     except TimeUp:
-        return 0, "time_limit", []
-    grids = []
+        return count("time_limit")
     try:
         while True:
             status, grid = search.next_grid(deadline)
             if status == "unsat":
-                return len(grids), "exact", grids
+                return count("exhausted")
             if status == "time_limit":
-                return len(grids), "time_limit", grids
+                return count("time_limit")
             grids.append(grid)
             if len(grids) >= limit:
-                return len(grids), "limit", grids
+                return count("limit")
             search.block(grid)
     except KeyboardInterrupt:
-        return len(grids), "interrupted", grids
+        return count("interrupted")
     finally:
         search.close()

@@ -36,7 +36,8 @@ from .branching import run as run_search
 from .board import parse
 
 __all__ = ["Lattice", "Rules", "Search", "SearchState", "lattice", "root_state", "propagate", "probe", "refutes",
-           "shortest_refuted", "shortest_refuted_each", "copy_state", "nodes", "BacktrackSearch", "count_solutions", "CHUNK_SECONDS"]
+           "shortest_refuted", "shortest_refuted_each", "copy_state", "nodes", "BacktrackSearch", "count_solutions",
+           "CHUNK_SECONDS"]
 
 
 class Lattice(NamedTuple):

@@ -31,10 +31,10 @@ class SlitherlinkResult(PuzzleResult):
     """What :func:`solve` found.
 
     ``status`` is "solved", "unsolved" or "interrupted"; ``stop_reason`` one of
-    "answer", "time_limit", "no_answer" (proved, by the presolve or by the
-    complete search: no single loop meets the clues),
-    "no_zero_energy_state" (an exact backend proved every state of the model
-    breaks a rule, so no answer exists), "max_iterations" or "max_steps"
+    "answer", "time_limit", "no_answer" (proved, by the presolve, by the
+    complete search, or by an exact backend of the outer method, which saw
+    every state of the model break a rule: no single loop meets the clues),
+    "max_iterations" or "max_steps"
     (only when the caller set ``max_iterations`` or ``max_steps``) or
     "interrupted" (Ctrl-C).  A state of energy 0 that is not one loop (several
     loops, or the empty drawing) never ends a search: it is cut and the search
@@ -247,7 +247,7 @@ def _outer(run: _Run) -> SlitherlinkResult:
             if stop in _STOPS:
                 return run.result(_STOPS[stop])
             if stop == "complete":   # an exact backend: no state of energy 0, so no answer
-                return run.result("no_zero_energy_state")
+                return run.result("no_answer", found_by="search")
             continue  # not an answer; try again with the time left
         loops = split_loops(mask, run.grid.endpoints)  # energy 0: every degree is 0 or 2
         run.record(sol, mask, loops, t0)
