@@ -206,6 +206,13 @@ def test_lazy_cuts_validates_its_input():
         pack_cuts([([1, 1], [0, 0])], 4)
     with pytest.raises(ValueError, match="outside"):
         pack_cuts([([5], [0])], 4)
+    with pytest.raises(ValueError, match="cut 2 names a column twice"):   # the message names the cut
+        pack_cuts([([0], [0]), ([1, 2], [0, 1]), ([3, 0, 3], [0, 0, 1])], 4)
+    with pytest.raises(ValueError, match="cut 1 names a column outside"):
+        pack_cuts([([0], [0]), ([1, 2], [0, 2])], 4)
+    packed = pack_cuts([([3, 0, 2], [1, 0, 1]), ([1], [1])], 4)   # each cut's literals in column order
+    assert packed.lits.tolist() == [0, 2, 3, 1] and packed.negs.tolist() == [0, 1, 1, 1]
+    assert packed.ptr.tolist() == [0, 3, 4]
 
 
 @pytest.mark.parametrize("lazy", [False, True])

@@ -18,7 +18,8 @@ import pytest
 
 import qlib
 from qlib.puzzles import slitherlink as sl
-from qlib.puzzles.slitherlink import counter, exact, generator
+from qlib.puzzles.slitherlink import counter, exact, generator, rings
+from qlib.puzzles.slitherlink.model import edge_sides
 from qlib.puzzles.slitherlink import propagation as K
 from qlib.puzzles.slitherlink.presolve import _classes, presolve
 
@@ -252,3 +253,52 @@ def test_cuts_shortened_in_threads_are_those_one_thread_shortens():
     assert len(pairs) >= 6 and any(len(k) < len(c) for k, (c, _) in zip(alone, pairs))
     assert all(np.array_equal(a, b) for a, b in zip(alone, together))
     assert all(np.array_equal(a, b) for s in states for a, b in zip(before[:4], s.rules[:4]))   # st, pt, cl, uf
+
+
+def _ring_reference(board, loop, colour):
+    """The ring cut of ``loop`` written with NumPy, as the cell formulation's docstring defines it."""
+    R, C = board.rows, board.cols
+    enclosed = sl.formulation._inside_cells(board, loop).reshape(R, C)
+    inner = [k for k in edge_sides(board)[int(loop[0])] if k >= 0 and enclosed.ravel()[k]]
+    if not inner:
+        return None
+    c = inner[0]
+    grown = enclosed.copy()
+    grown[1:, :] |= enclosed[:-1, :]
+    grown[:-1, :] |= enclosed[1:, :]
+    grown[:, 1:] |= enclosed[:, :-1]
+    grown[:, :-1] |= enclosed[:, 1:]
+    ring = np.flatnonzero((grown & ~enclosed).ravel())
+    inside_type = bool(colour[c])
+    clues = np.array([(i, j) for i, j, n in board.clue_cells if n > 0]).reshape(-1, 2)
+    if inside_type and grown[clues[:, 0], clues[:, 1]].all():
+        return None
+    value = 0 if inside_type else 1
+    return np.append(ring, c), np.append(np.full(len(ring), value), 1 - value)
+
+
+@pytest.mark.parametrize("name", ["slitherlink-10x10-qbpp.txt", "slitherlink-30x30-gen-s1.txt"])
+def test_ring_cuts_are_the_rings_the_definition_gives(name):
+    """Rings of many loops at once (one numba call) against the NumPy definition, in random colourings,
+    for loops that bound inside regions and holes, on and off the border, and for a board whose every
+    clue lies inside the grown region (no valid inside ring)."""
+    board = sl.parse(qlib.data_path(name))
+    rng = np.random.default_rng(3)
+    R, C = board.rows, board.cols                      # the loop around the whole board: every clue inside
+    h = [[1] * C if i in (0, R) else [0] * C for i in range(R + 1)]
+    v = [[1 if j in (0, C) else 0 for j in range(C + 1)] for _ in range(R)]
+    loops = _wrong_loops(board, [], 12) + [np.flatnonzero(board.grid.from_hv(h, v))]
+    clues = np.array([(i, j) for i, j, n in board.clue_cells if n > 0]).reshape(-1, 2)
+    sides = edge_sides(board)
+    kinds = set()
+    for _ in range(4):
+        colour = rng.integers(0, 2, board.rows * board.cols).astype(np.uint8)
+        colour[0] = 1                                  # the border loop's first cell: an inside region
+        got = rings.ring_cuts(board, loops, colour, sides, clues)
+        for loop, ring in zip(loops, got):
+            want = _ring_reference(board, loop, colour)
+            kinds.add(want is None)
+            assert (ring is None) == (want is None)
+            if want is not None:
+                assert np.array_equal(ring[0], want[0]) and np.array_equal(ring[1], want[1])
+    assert kinds == {True, False}

@@ -93,8 +93,8 @@ class LazyCuts:
 
 def pack_cuts(cuts, n) -> PackedCuts:
     """Flatten a list of (columns, negated) pairs over ``n`` columns into :class:`~.focused_kernel.PackedCuts`,
-    validated, each cut's literals in column order."""
-    lits, negs, ptr = [], [], [0]
+    validated, each cut's literals in column order (the checks and the sort run once over all cuts)."""
+    cols_list, negs_list = [], []
     for k, cut in enumerate(cuts):
         try:
             cols, neg = cut
@@ -104,18 +104,26 @@ def pack_cuts(cuts, n) -> PackedCuts:
         neg = np.asarray(neg, dtype=np.int64).ravel()
         if cols.size == 0 or cols.shape != neg.shape:
             raise ValueError(f"cut {k} needs one or more columns and one negation flag per column")
-        if cols.min() < 0 or cols.max() >= n or not np.isin(neg, (0, 1)).all():
-            raise ValueError(f"cut {k} names a column outside 0..{n - 1} or a flag other than 0/1")
-        if np.unique(cols).size != cols.size:
-            raise ValueError(f"cut {k} names a column twice")
-        order = np.argsort(cols)   # variable order: a cut is the same cut whoever found it
-        lits.append(cols[order])
-        negs.append(neg[order])
-        ptr.append(ptr[-1] + cols.size)
-    if not lits:
+        cols_list.append(cols)
+        negs_list.append(neg)
+    if not cols_list:
         empty = np.zeros(0, dtype=np.int64)
         return PackedCuts(empty, empty.astype(np.uint8), np.zeros(1, dtype=np.int64))
-    return PackedCuts(np.concatenate(lits), np.concatenate(negs).astype(np.uint8), np.asarray(ptr, dtype=np.int64))
+    sizes = np.fromiter((c.size for c in cols_list), dtype=np.int64, count=len(cols_list))
+    ptr = np.zeros(len(sizes) + 1, dtype=np.int64)
+    np.cumsum(sizes, out=ptr[1:])
+    cut_of = np.repeat(np.arange(len(sizes)), sizes)
+    cols, negs = np.concatenate(cols_list), np.concatenate(negs_list)
+    bad = (cols < 0) | (cols >= n) | ((negs != 0) & (negs != 1))
+    if bad.any():
+        k = int(cut_of[np.argmax(bad)])
+        raise ValueError(f"cut {k} names a column outside 0..{n - 1} or a flag other than 0/1")
+    order = np.lexsort((cols, cut_of))   # variable order within each cut: a cut is the same cut whoever found it
+    cols, negs = cols[order], negs[order]
+    twice = (cols[1:] == cols[:-1]) & (cut_of[1:] == cut_of[:-1])
+    if twice.any():
+        raise ValueError(f"cut {int(cut_of[1:][np.argmax(twice)])} names a column twice")
+    return PackedCuts(cols, negs.astype(np.uint8), ptr)
 
 
 def new_replicas(compiled, start_states, rng_states, max_cuts) -> Replicas:

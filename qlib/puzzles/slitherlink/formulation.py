@@ -24,6 +24,7 @@ from qlib.expr import Expr
 from . import counter
 from .board import Board
 from .model import SlitherlinkModel, build_model, edge_sides
+from .rings import ring_cuts
 
 @lru_cache(maxsize=16)
 def _positive_clues(board: Board) -> np.ndarray:
@@ -384,9 +385,9 @@ class CellFormulation(Formulation):
     def loops_literals(self, sm, compiled, loops, state=None):
         cols = _columns(compiled, sm.class_vars)
         regions = []
-        colour = self._colours(sm, compiled, state) if state is not None else None
-        for loop in loops:
-            ring = self._ring(sm, loop, colour) if state is not None else None
+        rings = [None] * len(loops) if state is None else ring_cuts(
+            sm.board, loops, self._colours(sm, compiled, state), edge_sides(sm.board), _positive_clues(sm.board))
+        for loop, ring in zip(loops, rings):
             regions.extend([ring] if ring is not None else _loop_regions(sm, loop))
         cuts = []
         for cells, values in _shorten_all(sm, regions):
@@ -434,34 +435,6 @@ class CellFormulation(Formulation):
         for x, val in zip(sm.class_vars, values):
             term = term * (x if val else ~x)
         return term
-
-    def _ring(self, sm, loop, colour):
-        """(cells, values) of the ring cut of ``loop`` in a state of cell colours ``colour``, or None where it
-        is not valid."""
-        board = sm.board
-        R, C = board.rows, board.cols
-        enclosed = _inside_cells(board, loop).reshape(R, C)
-        colour = colour.reshape(R, C)
-        sides = edge_sides(board)[int(loop[0])]
-        inner = [k for k in sides if k >= 0 and enclosed.ravel()[k]]
-        if not inner:
-            return None
-        c = inner[0]
-        inside_type = bool(colour.ravel()[c])
-        grown = enclosed.copy()
-        grown[1:, :] |= enclosed[:-1, :]
-        grown[:-1, :] |= enclosed[1:, :]
-        grown[:, 1:] |= enclosed[:, :-1]
-        grown[:, :-1] |= enclosed[:, 1:]
-        ring = np.flatnonzero((grown & ~enclosed).ravel())
-        if inside_type:
-            clues = _positive_clues(board)
-            if grown[clues[:, 0], clues[:, 1]].all():
-                return None
-        ring_value = 0 if inside_type else 1
-        cells = np.append(ring, c)
-        values = np.append(np.full(len(ring), ring_value, dtype=np.int64), 1 - ring_value)
-        return cells, values
 
     def encode_loop(self, sm, compiled, loop, state):
         out = np.array(state, dtype=np.uint8)
