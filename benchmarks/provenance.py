@@ -38,12 +38,13 @@ def qlib_commit() -> dict:
 #: change to any of these modules (docstrings aside) makes the stored file stale
 #: (tests/test_stored_results.py).  A glob starting with "!" takes files out: the GPU backend, which no
 #: stored result runs (benchmarks/gpu.py's file records its commit only).
-_CORE = ["qlib/solvers/*.py", "!qlib/solvers/gpu*.py", "qlib/compile.py", "qlib/expr.py", "qlib/constraints.py",
+_CORE = ["qlib/solvers/*.py", "qlib/solvers/sa/*.py", "qlib/solvers/focused/*.py", "!qlib/solvers/gpu*.py",
+         "qlib/stop.py", "qlib/compile.py", "qlib/expr.py", "qlib/constraints.py",
          "qlib/expand.py", "qlib/puzzles/loops.py", "qlib/puzzles/count.py", "qlib/puzzles/result.py",
          "qlib/puzzles/portfolio.py"]
 _SLITHERLINK = [f"qlib/puzzles/slitherlink/{m}.py" for m in
                 ("solve", "rules", "presolve", "counter", "propagation", "branching", "exact", "formulation",
-                 "model", "separation")] + ["qlib/puzzles/sat.py", "qlib/puzzles/clock.py"]
+                 "model", "separation", "rings")] + ["qlib/puzzles/sat.py", "qlib/puzzles/clock.py"]
 _NONOGRAM = [f"qlib/puzzles/nonogram/{m}.py" for m in ("solver", "engine", "lines", "model", "count", "rules", "exact")]
 MEASURED = {
     "qubo.json": _CORE + ["qlib/dimod.py", "benchmarks/qubo.py", "benchmarks/qubo_workloads.py"],

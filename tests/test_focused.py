@@ -66,7 +66,7 @@ def test_cut_energy_matches_a_recount():
     """The search's incremental cut bookkeeping equals a recount from scratch, on random cuts, some
     taken before the steps (a restart's), some at a chunk's start (a separation's), some at a pooling."""
     from qlib.solvers import focused as F
-    from qlib.solvers import focused_kernel as K
+    from qlib.solvers.focused import kernel as K
 
     comp = exactly_k_model(10, 4)
     rng = np.random.default_rng(3)
@@ -287,7 +287,7 @@ def test_the_pool_size_changes_no_result(share):
 
 def _weighted_energy(comp, R, rep):
     """Replica ``rep``'s energy recounted from scratch with its own term coefficients and row weights."""
-    from qlib.solvers.kernel import init_state
+    from qlib.solvers.core import init_state
 
     m = comp.kernel_arrays()._replace(term_coef=R.term_weight[rep].copy(), row_weight=R.row_weight[rep].copy())
     return init_state(R.x[rep].copy(), np.zeros(comp.term_count, dtype=np.int32), np.zeros(comp.num_rows), m)
@@ -298,7 +298,7 @@ def test_dynamic_weights_keep_the_energy_a_recount_of_the_weighted_model(smoothi
     """With dynamic penalty weights the incremental energy equals a recount of the model as the replica
     weighs it, the weights rise (they did: some raise), and none falls below the model's own."""
     from qlib.solvers import focused as F
-    from qlib.solvers import focused_kernel as K
+    from qlib.solvers.focused import kernel as K
 
     a = qlib.var("dw", 12)
     model = (qlib.cons(qlib.sum(a[:6]) == 2, label="r0") + qlib.cons(qlib.sum(a[3:9]) == 5, label="r1")

@@ -141,7 +141,9 @@ def _allocations(tree) -> list[str]:
 def test_the_device_functions_allocate_nothing(name):
     """Every function the GPU compiles from the CPU's source (a replica kernel and its whole callee chain,
     as gpu_kernel finds it) is free of what the CUDA target cannot compile, read from its AST."""
-    from qlib.solvers import anneal, focused_kernel, gpu_kernel
+    from qlib.solvers import gpu_kernel
+    from qlib.solvers.focused import kernel as focused_kernel
+    from qlib.solvers.sa import kernel as anneal
 
     root = {"replica_steps": focused_kernel.replica_steps, "anneal_replica": anneal.anneal_replica}[name]
     chain = gpu_kernel.numba_callees(root) + [root]
@@ -198,8 +200,8 @@ def test_gpu_benchmark_runs_under_the_simulator(tmp_path):
 
 def test_the_fields_the_gpu_moves_are_fields_of_their_tuples():
     """Each tuple declares how its fields move between host and device; a renamed field must not drop out."""
-    from qlib.solvers.anneal import AnnealArrays
-    from qlib.solvers.focused_kernel import Replicas
+    from qlib.solvers.sa.kernel import AnnealArrays
+    from qlib.solvers.focused.kernel import Replicas
 
     assert Replicas.SENT | Replicas.FETCHED | set(Replicas.AT_END) <= set(Replicas._fields)
     assert AnnealArrays.SENT_AT_START | AnnealArrays.FETCHED | set(AnnealArrays.AT_END) <= set(AnnealArrays._fields)

@@ -314,3 +314,21 @@ def test_the_solver_reach_check_sees_each_form():
                              "qlib.puzzles.nonogram.solver imports qlib.solvers.kernel",
                              "qlib.puzzles.nonogram.solver imports qlib.solvers.sa",
                              "qlib.puzzles.nonogram.solver uses qlib.solvers.cpu"]
+
+
+@pytest.mark.parametrize("old, new", [("qlib.solvers.anneal", "qlib.solvers.sa.kernel"),
+                                      ("qlib.solvers.focused_kernel", "qlib.solvers.focused.kernel"),
+                                      ("qlib.solvers.local_field", "qlib.solvers.sa.local_field"),
+                                      ("qlib.solvers.kernel", "qlib.solvers.core")])
+def test_a_moved_solver_module_keeps_its_old_name_for_a_release(old, new):
+    """The old module name imports the new module itself (so its names and patches are the same) and warns."""
+    import importlib
+    import subprocess
+    import sys
+
+    code = (f"import warnings; warnings.simplefilter('error')\ntry:\n    import {old}\nexcept DeprecationWarning as w:\n"
+            f"    print('warned', w)\nimport importlib; warnings.simplefilter('ignore')\n"
+            f"print(importlib.import_module('{old}') is importlib.import_module('{new}'))")
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout
+    assert out.splitlines() == [f"warned {old} is now {new}", "True"]
+    assert importlib.import_module(new).__name__ == new

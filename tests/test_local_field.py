@@ -10,10 +10,10 @@ from numba import njit
 
 import qlib
 from qlib.compile import compile
-from qlib.solvers import anneal
-from qlib.solvers import local_field as lf
-from qlib.solvers import sa
-from qlib.solvers.kernel import accept, rng_uniform
+from qlib.solvers.sa import driver as sa
+from qlib.solvers.sa import kernel as anneal
+from qlib.solvers.sa import local_field as lf
+from qlib.solvers.core import accept, rng_uniform
 
 
 def random_qubo(n, seed, negated=True):
@@ -257,7 +257,7 @@ def test_cached_deltas_reach_the_exhaustive_minimum_of_a_hubo(seed):
 
 
 def test_the_cached_deltas_stay_the_flip_deltas():
-    from qlib.solvers.kernel import flip_delta
+    from qlib.solvers.core import flip_delta
     from qlib.solvers.sa import new_arrays
     from qlib.solvers.seeding import seed_sequence
 

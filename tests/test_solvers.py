@@ -51,7 +51,7 @@ def test_annealing_winner_does_not_depend_on_how_the_sweeps_were_chunked(monkeyp
     differently, and the replica that reached the target first must win either way."""
     import types
 
-    from qlib.solvers import sa
+    from qlib.solvers.sa import driver as sa
 
     def clock(tick):
         now = [0.0]
@@ -230,7 +230,7 @@ def test_the_registry_lists_every_backend_and_its_algorithms():
 
 
 def test_restart_states_are_fresh_uniform_bits_from_the_driver_stream():
-    from qlib.solvers.kernel import random_bits
+    from qlib.solvers.core import random_bits
 
     rng = np.array([12345], dtype=np.uint64)
     first, second = np.empty((4, 500), dtype=np.uint8), np.empty((4, 500), dtype=np.uint8)

@@ -16,7 +16,9 @@ import time
 
 import numba
 
-from . import anneal, focused, sa
+from .focused import driver as focused
+from .sa import driver as sa
+from .sa import kernel as anneal
 from .options import default_sweeps
 from .start import check_focused_stop, check_replica_memory, start, time_left
 

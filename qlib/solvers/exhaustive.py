@@ -21,7 +21,7 @@ from numba import njit
 
 from ..stop import StopReason
 from ..expr import NumericOverflowError
-from .kernel import apply_flip, flip_delta, init_state
+from .core import apply_flip, flip_delta, init_state
 
 MAX_VARS = 24
 CHUNK_SECONDS = 0.02          # aim of one numba call: the clock and Ctrl-C are seen this often

@@ -1,12 +1,12 @@
-"""GPU backend: the annealing replica of :mod:`qlib.solvers.anneal` and the focused search's
-replica of :mod:`qlib.solvers.focused_kernel` as CUDA kernels.
+"""GPU backend: the annealing replica of :mod:`qlib.solvers.sa.kernel` and the focused search's
+replica of :mod:`qlib.solvers.focused.kernel` as CUDA kernels.
 
 One CUDA thread runs one replica with exactly the CPU code
-(:func:`~qlib.solvers.anneal.anneal_replica`,
-:func:`~qlib.solvers.focused_kernel.replica_steps`, recompiled from their
+(:func:`~qlib.solvers.sa.kernel.anneal_replica`,
+:func:`~qlib.solvers.focused.kernel.replica_steps`, recompiled from their
 source for the CUDA target by :mod:`qlib.solvers.gpu_kernel`), so the GPU runs
 many replicas of the same search at once.  The focused search's driver
-(:func:`qlib.solvers.focused.run_focused`: separation calls, appending cuts
+(:func:`qlib.solvers.focused.driver.run_focused`: separation calls, appending cuts
 to the one pool that every replica reads, growing it) stays on the host
 between chunks; the replicas take the new cuts on the device
 (:class:`FocusedChunkGPU`).  Both keep the model and the replicas on the
@@ -15,7 +15,7 @@ in CuPy when it is installed (any ``cupy-cuda12x`` / ``cupy-cuda13x`` wheel),
 otherwise in numba device arrays.
 
 The kernel takes the model's arrays and the replicas' arrays as two named
-tuples (:class:`~qlib.compile.KernelArrays`, :class:`~qlib.solvers.anneal.AnnealArrays`).
+tuples (:class:`~qlib.compile.KernelArrays`, :class:`~qlib.solvers.sa.kernel.AnnealArrays`).
 
 Without a GPU the same kernel runs under numba's CUDA simulator when
 ``NUMBA_ENABLE_CUDASIM=1`` is set before qlib is imported; the tests use that to
@@ -33,9 +33,9 @@ import warnings
 import numpy as np
 
 from . import focused
-from .anneal import AnnealArrays
-from .focused_kernel import Replicas
-from .sa import choose_kernel, run_sa
+from .sa.kernel import AnnealArrays
+from .focused.kernel import Replicas
+from .sa.driver import choose_kernel, run_sa
 from .start import check_focused_stop, start, time_left
 
 __all__ = ["device_kind", "is_available", "device_name", "gpu_round", "AnnealRoundGPU", "run_sa_gpu",
@@ -106,10 +106,10 @@ def _to_device(array):
 
 def gpu_round(quad, cached, terms, a, betas, lo, target, threads_per_block=128):
     """Sweeps ``lo`` to ``lo + len(betas)`` on the device; the same signature as the CPU
-    :func:`~qlib.solvers.anneal.anneal_round` (``threads_per_block`` aside), for the
+    :func:`~qlib.solvers.sa.kernel.anneal_round` (``threads_per_block`` aside), for the
     "local_field" and "terms" kernels (``cached`` is None).
 
-    The arrays of ``a`` (:class:`~qlib.solvers.anneal.AnnealArrays`), which the
+    The arrays of ``a`` (:class:`~qlib.solvers.sa.kernel.AnnealArrays`), which the
     kernel writes, are copied back, so the host keeps the run's state between
     chunks of sweeps.  Under the simulator the kernel works on the host arrays.
     """
@@ -146,7 +146,7 @@ class _DeviceChunks:
 
 class AnnealRoundGPU(_DeviceChunks):
     """:func:`gpu_round` with the model and the replicas kept on the device between chunks, so a chunk
-    moves only what the driver reads or writes: :func:`~qlib.solvers.sa.run_sa` drives either.
+    moves only what the driver reads or writes: :func:`~qlib.solvers.sa.driver.run_sa` drives either.
 
     A chunk that copies every replica array both ways (the term counts and fields of 1024 replicas of a
     13,000-variable QUBO are hundreds of MB) is slower than its sweeps, and the driver, which sizes its
@@ -247,12 +247,12 @@ def _up(array):
 
 
 class FocusedChunkGPU(_DeviceChunks):
-    """:func:`~qlib.solvers.focused_kernel.focused_chunk` on the device, one replica per CUDA thread:
-    the same call, so :func:`~qlib.solvers.focused.run_focused` drives either.
+    """:func:`~qlib.solvers.focused.kernel.focused_chunk` on the device, one replica per CUDA thread:
+    the same call, so :func:`~qlib.solvers.focused.driver.run_focused` drives either.
 
     The replicas stay on the device between chunks, and so does the cut pool,
     which every replica reads: a chunk sends the replicas' statuses and
-    separation waits, the pool's new cuts and the replicas' :class:`~qlib.solvers.focused_kernel.CutNews`
+    separation waits, the pool's new cuts and the replicas' :class:`~qlib.solvers.focused.kernel.CutNews`
     (which cuts each takes), and brings back the statuses, step counts and
     energies, and the states of the replicas that wait for a separation call.
     When the pool grows, the replicas' wider arrays are filled on the device.
@@ -307,10 +307,10 @@ class FocusedChunkGPU(_DeviceChunks):
         return type(C)(*out)
 
     def __call__(self, m, rows, p, R, C, news, end_steps):
-        """Run the chunk (see :func:`~qlib.solvers.focused_kernel.focused_chunk`); returns 0."""
+        """Run the chunk (see :func:`~qlib.solvers.focused.kernel.focused_chunk`); returns 0."""
         from numba import cuda
 
-        from .focused_kernel import WAITING
+        from .focused.kernel import WAITING
         from .gpu_kernel import focused_kernel_gpu, gather_rows
 
         blocks, threads = self._grid(R.x.shape[0])
@@ -373,7 +373,7 @@ class FocusedChunkGPU(_DeviceChunks):
 THREADS_PER_BLOCK = 128
 CHUNK_SECONDS = 0.1
 #: Bytes the replicas' counters of the pool's cuts may take at the start (the pool grows when full,
-#: losing no cut): more than the CPU's :data:`~qlib.solvers.focused.POOL_BYTES`, since a growth copies
+#: losing no cut): more than the CPU's :data:`~qlib.solvers.focused.driver.POOL_BYTES`, since a growth copies
 #: the replicas' counters on the device.
 POOL_BYTES = 1 << 30
 

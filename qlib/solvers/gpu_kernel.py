@@ -1,7 +1,7 @@
 """The CUDA kernels of the GPU backend, built from the CPU kernels' own source.
 
-The per-replica functions (:func:`qlib.solvers.anneal.anneal_replica`,
-:func:`qlib.solvers.focused_kernel.replica_steps`) and every numba function
+The per-replica functions (:func:`qlib.solvers.sa.kernel.anneal_replica`,
+:func:`qlib.solvers.focused.kernel.replica_steps`) and every numba function
 they call, found in their code, are recompiled as CUDA device functions from
 their Python source, with their calls rebound to the device versions, so the
 GPU runs line for line the code that the CPU runs and the tests check.
@@ -15,7 +15,8 @@ import types
 from numba import cuda
 from numba.core.dispatcher import Dispatcher
 
-from . import anneal, focused_kernel
+from .focused import kernel as focused_kernel
+from .sa import kernel as anneal
 
 
 def numba_callees(function) -> list:
@@ -60,7 +61,7 @@ RUNNING = focused_kernel.RUNNING
 @cuda.jit
 def anneal_kernel(m, a, betas, lo, target):
     """One replica per thread: ``anneal_replica`` on replica ``cuda.grid(1)`` with the "terms" kernel (``m``:
-    the model's :class:`~qlib.compile.KernelArrays`, ``a``: the :class:`~qlib.solvers.anneal.AnnealArrays`)."""
+    the model's :class:`~qlib.compile.KernelArrays`, ``a``: the :class:`~qlib.solvers.sa.kernel.AnnealArrays`)."""
     rep = cuda.grid(1)
     if rep < a.x.shape[0]:
         anneal_replica_device(rep, None, None, m, a, betas, lo, target)
@@ -69,7 +70,7 @@ def anneal_kernel(m, a, betas, lo, target):
 @cuda.jit
 def anneal_kernel_quadratic(q, a, betas, lo, target):
     """One replica per thread: ``anneal_replica`` on replica ``cuda.grid(1)`` with local fields
-    (``q``: the model's :class:`~qlib.solvers.local_field.QuadArrays`)."""
+    (``q``: the model's :class:`~qlib.solvers.sa.local_field.QuadArrays`)."""
     rep = cuda.grid(1)
     if rep < a.x.shape[0]:
         anneal_replica_device(rep, q, None, None, a, betas, lo, target)
@@ -77,7 +78,7 @@ def anneal_kernel_quadratic(q, a, betas, lo, target):
 
 @cuda.jit
 def focused_kernel_gpu(m, rows, p, R, C, news, end_steps):
-    """One replica per thread: :func:`~qlib.solvers.focused_kernel.focused_chunk`'s loop body on
+    """One replica per thread: :func:`~qlib.solvers.focused.kernel.focused_chunk`'s loop body on
     replica ``cuda.grid(1)``: its new cuts, then its focused steps up to ``end_steps[rep]``, while it
     is running."""
     rep = cuda.grid(1)

@@ -137,11 +137,11 @@ class FocusedOptions(_FocusedShared):
     that does not lower the energy, every broken row and objective term of a
     replica weighs one model weight more, and every ``k``-th such raise every
     raised weight steps back one (see
-    :func:`~qlib.solvers.focused_kernel.raise_weights`; for models whose energy
+    :func:`~qlib.solvers.focused.kernel.raise_weights`; for models whose energy
     is all penalty, with target 0; a run that misses its target then returns
     the best state by the weights of the moment it was met, its energy
     recomputed on the model); ``lazy_cuts``: a
-    :class:`~qlib.solvers.focused.LazyCuts`; ``max_steps``: a cap on each
+    :class:`~qlib.solvers.focused.driver.LazyCuts`; ``max_steps``: a cap on each
     replica's steps; ``share_cuts``: whether the replicas pool their cuts;
     ``share_interval``: the steps between two poolings (every replica stops
     there until all have come: a step count, so that the result does not
@@ -171,7 +171,7 @@ def _check_focused(options) -> None:
     _set(options, "weight_smoothing", validate.integer("weight_smoothing", options.weight_smoothing, minimum=0,
                                                        maximum=1 << 62))
     if options.lazy_cuts is not None and not isinstance(options.lazy_cuts, LazyCuts):
-        raise TypeError(f"lazy_cuts must be a qlib.solvers.focused.LazyCuts or None, "
+        raise TypeError(f"lazy_cuts must be a qlib.solvers.focused.driver.LazyCuts or None, "
                         f"got {type(options.lazy_cuts).__name__}")
     _set(options, "max_steps", validate.integer("max_steps", options.max_steps, minimum=1, maximum=MAX_STEPS,
                                                 none=True))

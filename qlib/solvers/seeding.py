@@ -1,7 +1,7 @@
 """Seeds and start states: what makes a search the same for the same seed.
 
 A seed becomes one 64-bit generator state per replica (splitmix64, as every
-backend's :func:`~qlib.solvers.kernel.rng_next` expects: never 0), plus one
+backend's :func:`~qlib.solvers.core.rng_next` expects: never 0), plus one
 more for the driver's own draws (random start states, restarts, probes).
 """
 

@@ -83,7 +83,7 @@ def incidence(grid):
 
 
 class LoopSeparation:
-    """The separation function of :class:`qlib.solvers.focused.LazyCuts` for a Slitherlink model.
+    """The separation function of :class:`qlib.solvers.focused.driver.LazyCuts` for a Slitherlink model.
 
     Called with a model state: decodes it to edges (``formulation.decode_state``),
     accepts a loop that alone satisfies every clue (returning the model state

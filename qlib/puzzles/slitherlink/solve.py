@@ -267,7 +267,7 @@ _CUT_OPTIONS = {"cut_energy": "energy", "cut_interval": "interval", "cut_weight"
 
 
 def loop_cuts(sm: SlitherlinkModel, compiled, *, cut: str | None = None, **options) -> LazyCuts:
-    """Lazy loop cuts for ``sm``: its formulation's separation function in a :class:`~qlib.solvers.focused.LazyCuts`."""
+    """Lazy loop cuts for ``sm``: its formulation's separation function in a :class:`~qlib.solvers.focused.driver.LazyCuts`."""
     spec = FORMULATIONS[cut] if cut else formulation_of(sm)
     return LazyCuts(spec.separation(sm, compiled), **options)
 

@@ -3,7 +3,7 @@
 :func:`run_sa` runs rounds of sweeps (the first from the given states, then
 random restarts) in chunks sized from the measured speed, reads the clock
 between chunks and picks the winner; a *round function* runs the sweeps of one
-chunk on every replica: :func:`qlib.solvers.anneal.anneal_round` on the CPU
+chunk on every replica: :func:`qlib.solvers.sa.kernel.anneal_round` on the CPU
 cores, :class:`qlib.solvers.gpu.AnnealRoundGPU` on a CUDA device (the model and replicas kept
 there between chunks).
 """
@@ -15,9 +15,9 @@ import time
 
 import numpy as np
 
-from ..stop import SOLVER, stop_reason
-from .anneal import AnnealArrays, sample_deltas
-from .kernel import random_bits
+from ...stop import SOLVER, stop_reason
+from .kernel import AnnealArrays, sample_deltas
+from ..core import random_bits
 from .local_field import field_width, has_rows, in_sweep_order, ising_beta_range, quadratic_arrays
 
 __all__ = ["run_sa", "choose_kernel", "model_forms", "sweep_order", "default_beta_range", "new_arrays",
@@ -52,8 +52,8 @@ def chunk_seconds(time_limit: float) -> float:
 
 
 def new_arrays(compiled, rng, states, fields: bool = False) -> AnnealArrays:
-    """The :class:`~qlib.solvers.anneal.AnnealArrays` of a run from ``states``, replica ``k`` seeded by ``rng[k]``;
-    ``fields``: room for the local fields of :mod:`qlib.solvers.local_field` (with its spare ones)."""
+    """The :class:`~qlib.solvers.sa.kernel.AnnealArrays` of a run from ``states``, replica ``k`` seeded by ``rng[k]``;
+    ``fields``: room for the local fields of :mod:`qlib.solvers.sa.local_field` (with its spare ones)."""
     num_replicas = states.shape[0]
     padded_rng = np.zeros((num_replicas, 8), dtype=np.uint64)  # one cache line per replica
     padded_rng[:, 0] = rng[:num_replicas]
@@ -76,7 +76,7 @@ def choose_kernel(compiled, cached_deltas: bool = True) -> str:
 
 
 def model_forms(compiled, kernel: str) -> tuple:
-    """``(quad, cached, terms)`` for :func:`~qlib.solvers.anneal.anneal_replica`: the model in the form
+    """``(quad, cached, terms)`` for :func:`~qlib.solvers.sa.kernel.anneal_replica`: the model in the form
     ``kernel`` reads, None for the other two."""
     if kernel == "local_field":
         return _swept(compiled)[0], None, None
@@ -89,7 +89,7 @@ def model_forms(compiled, kernel: str) -> tuple:
 
 def sweep_order(compiled, kernel: str) -> np.ndarray | None:
     """Where the form :func:`model_forms` gives ``kernel`` numbers the variables its own way (the local
-    fields' sweep order, :func:`~qlib.solvers.local_field.in_sweep_order`), that order: position ``k`` holds
+    fields' sweep order, :func:`~qlib.solvers.sa.local_field.in_sweep_order`), that order: position ``k`` holds
     variable ``order[k]``; else None."""
     return _swept(compiled)[1] if kernel == "local_field" else None
 
@@ -109,7 +109,7 @@ def run_sa(compiled, rng, states, target, time_limit, *, num_sweeps, beta_range,
     target one round runs unless ``max_rounds`` says more; with one, rounds go
     on until the target or the time limit.  ``beta_range`` None: from
     :func:`default_beta_range`, or for a quadratic model dwave-samplers' rule
-    (:func:`~qlib.solvers.local_field.ising_beta_range`).  A round runs in chunks of sweeps sized from the
+    (:func:`~qlib.solvers.sa.local_field.ising_beta_range`).  A round runs in chunks of sweeps sized from the
     measured speed (:func:`chunk_seconds` each), so the clock is read often.
     ``round_function(quad, cached, terms, arrays, betas, lo, target)`` runs
     sweeps ``lo`` to ``lo + len(betas)`` on every replica, given the model in the one of its

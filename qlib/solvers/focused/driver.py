@@ -12,7 +12,7 @@ where simulated annealing would spend most flips on satisfied parts.  With
 itself (dynamic penalty weights, as clause-weighting SAT searches do): a
 component that stays broken weighs more after every step that does not lower
 the energy, and every so often the raised weights step back
-(:func:`~qlib.solvers.focused_kernel.raise_weights`).  The energy a replica
+(:func:`~qlib.solvers.focused.kernel.raise_weights`).  The energy a replica
 tracks, and shows the separation function, is then the weighted one; it is 0
 exactly where the model's is.
 
@@ -29,7 +29,7 @@ cuts' hashes, so a result depends on the seed alone, not on the number of
 threads or their timing.
 
 This module is the driver (:func:`run_focused`); the numba kernels are in
-:mod:`qlib.solvers.focused_kernel`.
+:mod:`qlib.solvers.focused.kernel`.
 """
 
 from __future__ import annotations
@@ -39,10 +39,10 @@ import time
 import numba
 import numpy as np
 
-from ..stop import SOLVER, stop_reason as as_stop_reason
-from .. import validate
-from ..limits import check_allocation
-from .focused_kernel import (ACCEPTED, AT_TARGET, EPS, RUNNING, WAITING, CutNews, CutPool, PackedCuts, Params,
+from ...stop import SOLVER, stop_reason as as_stop_reason
+from ... import validate
+from ...limits import check_allocation
+from .kernel import (ACCEPTED, AT_TARGET, EPS, RUNNING, WAITING, CutNews, CutPool, PackedCuts, Params,
                              Replicas, RowVars, focused_chunk, init_replicas, model_energies, pool_append,
                              take_cuts_all)
 
@@ -92,7 +92,7 @@ class LazyCuts:
 
 
 def pack_cuts(cuts, n) -> PackedCuts:
-    """Flatten a list of (columns, negated) pairs over ``n`` columns into :class:`~.focused_kernel.PackedCuts`,
+    """Flatten a list of (columns, negated) pairs over ``n`` columns into :class:`~qlib.solvers.focused.kernel.PackedCuts`,
     validated, each cut's literals in column order (the checks and the sort run once over all cuts)."""
     cols_list, negs_list = [], []
     for k, cut in enumerate(cuts):
@@ -127,7 +127,7 @@ def pack_cuts(cuts, n) -> PackedCuts:
 
 
 def new_replicas(compiled, start_states, rng_states, max_cuts) -> Replicas:
-    """Fresh :class:`~.focused_kernel.Replicas` from ``start_states``, replica ``k`` seeded by ``rng_states[k]``, with
+    """Fresh :class:`~qlib.solvers.focused.kernel.Replicas` from ``start_states``, replica ``k`` seeded by ``rng_states[k]``, with
     counters for ``max_cuts`` pool cuts."""
     P, n = start_states.shape
     num_comp = compiled.num_rows + compiled.num_objective_terms + max_cuts
@@ -154,7 +154,7 @@ def new_replicas(compiled, start_states, rng_states, max_cuts) -> Replicas:
 
 
 def new_pool(n, max_cuts, max_lits) -> CutPool:
-    """An empty :class:`~.focused_kernel.CutPool` over ``n`` variables."""
+    """An empty :class:`~qlib.solvers.focused.kernel.CutPool` over ``n`` variables."""
     return CutPool(ptr=np.zeros(max_cuts + 1, dtype=np.int64), vars=np.zeros(max_lits, dtype=np.int32),
                    negs=np.zeros(max_lits, dtype=np.uint8), hash=np.zeros(max_cuts, dtype=np.uint64),
                    count=np.zeros(8, dtype=np.int64), head=np.full(n, -1, dtype=np.int32),
@@ -196,7 +196,7 @@ def grow_pool(R: Replicas, C: CutPool, num_base: int, cuts: bool, literals: bool
 
 class CutBook:
     """The host's side of the pool: it appends cuts (once each, found by their hash), knows which
-    cuts each replica has taken, and writes the :class:`~.focused_kernel.CutNews` of the next chunk."""
+    cuts each replica has taken, and writes the :class:`~qlib.solvers.focused.kernel.CutNews` of the next chunk."""
 
     def __init__(self, R, C, zobrist, num_base, weight):
         self.R, self.C, self.zobrist, self.num_base, self.weight = R, C, zobrist, num_base, float(weight)
@@ -258,7 +258,7 @@ class CutBook:
         self.own = {rep: cuts for rep, cuts in self.own.items() if not running[rep]}
 
     def news(self) -> CutNews:
-        """The next chunk's :class:`~.focused_kernel.CutNews`; the queue empties."""
+        """The next chunk's :class:`~qlib.solvers.focused.kernel.CutNews`; the queue empties."""
         P = self.R.x.shape[0]
         ptr = np.zeros(P + 1, dtype=np.int64)
         for rep, cuts in self.pending.items():
@@ -284,7 +284,7 @@ class CutBook:
 def run_focused(compiled, rng_states, start_states, target, time_limit, *, noise=0.2,
                 tabu_tenure=(0, 2), weight_smoothing=0, lazy: LazyCuts | None = None, max_steps=None, share_cuts=True,
                 share_interval=20_000, chunk_function=focused_chunk, chunk_seconds=0.02, pool_bytes=POOL_BYTES):
-    """Drive ``chunk_function`` (:func:`~.focused_kernel.focused_chunk` on the CPU cores, or the GPU backend's,
+    """Drive ``chunk_function`` (:func:`~qlib.solvers.focused.kernel.focused_chunk` on the CPU cores, or the GPU backend's,
     :class:`qlib.solvers.gpu.FocusedChunkGPU`) in short chunks until done, out of time or out of steps.
 
     Returns (state, info).  ``target`` is relative to the model's offset; the
