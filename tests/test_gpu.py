@@ -10,7 +10,7 @@ from pathlib import Path
 import pytest
 
 import qlib
-from qlib.solvers import gpu
+from qlib.solvers import device, gpu
 
 HERE = Path(__file__).parent
 
@@ -58,7 +58,7 @@ def test_both_gpu_runners_refuse_replicas_that_do_not_fit(simulated):
 
 
 def test_gpu_options_are_checked_before_the_device_is_needed(monkeypatch):
-    monkeypatch.setattr(gpu, "device_kind", lambda: None)
+    monkeypatch.setattr(device, "device_kind", lambda: None)
     with pytest.raises(TypeError, match="num_replicas"):
         qlib.solve(qlib.var("x"), backend="gpu", num_replicas=True)
     with pytest.raises(ValueError, match="num_replicas"):
@@ -66,7 +66,7 @@ def test_gpu_options_are_checked_before_the_device_is_needed(monkeypatch):
 
 
 def test_gpu_without_device_raises(monkeypatch):
-    monkeypatch.setattr(gpu, "device_kind", lambda: None)
+    monkeypatch.setattr(device, "device_kind", lambda: None)
     with pytest.raises(RuntimeError, match="GPU"):
         qlib.solve(qlib.var("x"), backend="gpu")
     sol = qlib.solve(qlib.var("x"), backend="auto", seed=0)

@@ -16,7 +16,7 @@ import pytest
 import qlib
 from qlib.puzzles import nonogram as ng
 from qlib.puzzles import slitherlink as sl
-from qlib.solvers import gpu
+from qlib.solvers import device, gpu
 
 HERE = Path(__file__).parent
 ROOT = HERE.parent
@@ -75,7 +75,7 @@ def test_simulated_solve_auto_picks_focused_and_matches_the_cpu(simulated):
 
 
 def test_gpu_focused_without_a_device_raises(monkeypatch):
-    monkeypatch.setattr(gpu, "device_kind", lambda: None)
+    monkeypatch.setattr(device, "device_kind", lambda: None)
     model = qlib.compile(0 + qlib.cons(qlib.sum(qlib.var("gfr", 4)) == 2, label="two"))
     with pytest.raises(RuntimeError, match="GPU"):
         qlib.solve(model, backend="gpu", algorithm="focused", target_energy=0)
@@ -97,7 +97,7 @@ def test_gpu_focused_here_without_simulator_raises():
 
 
 def test_gpu_focused_options_are_checked(monkeypatch):
-    monkeypatch.setattr(gpu, "device_kind", lambda: None)
+    monkeypatch.setattr(device, "device_kind", lambda: None)
     model = qlib.compile(0 + qlib.cons(qlib.sum(qlib.var("gfo", 4)) == 2, label="two"))
     with pytest.raises(TypeError, match="num_replicas"):
         qlib.solve(model, backend="gpu", algorithm="focused", target_energy=0, num_replicas=True)

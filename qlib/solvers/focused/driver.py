@@ -285,7 +285,7 @@ def run_focused(compiled, rng_states, start_states, target, time_limit, *, noise
                 tabu_tenure=(0, 2), weight_smoothing=0, lazy: LazyCuts | None = None, max_steps=None, share_cuts=True,
                 share_interval=20_000, chunk_function=focused_chunk, chunk_seconds=0.02, pool_bytes=POOL_BYTES):
     """Drive ``chunk_function`` (:func:`~qlib.solvers.focused.kernel.focused_chunk` on the CPU cores, or the GPU backend's,
-    :class:`qlib.solvers.gpu.FocusedChunkGPU`) in short chunks until done, out of time or out of steps.
+    :class:`qlib.solvers.focused.gpu.FocusedChunkGPU`) in short chunks until done, out of time or out of steps.
 
     Returns (state, info).  ``target`` is relative to the model's offset; the
     options come checked (:class:`~qlib.solvers.options.FocusedOptions`).  Chunks

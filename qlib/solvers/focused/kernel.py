@@ -62,7 +62,7 @@ class Replicas(NamedTuple):
     raised_count: np.ndarray   # int64 (P, 8): how many, in column 0
     halt: np.ndarray           # int64 (P, 8): 1 in column 0 once a replica waits in this chunk (Params.halt_together)
 
-    #: How the fields move between the host and the device between chunks (:class:`qlib.solvers.gpu.FocusedChunkGPU`):
+    #: How the fields move between the host and the device between chunks (:class:`qlib.solvers.focused.gpu.FocusedChunkGPU`):
     #: set by the host at its separation calls, sent before every chunk; read by the host after every chunk
     #: (one entry per replica), fetched then; read by the driver at the end, fetched then.  The rest is the
     #: kernel's own (it takes the cuts itself): it goes up once, and of the states only the rows of the

@@ -4,7 +4,7 @@
 random restarts) in chunks sized from the measured speed, reads the clock
 between chunks and picks the winner; a *round function* runs the sweeps of one
 chunk on every replica: :func:`qlib.solvers.sa.kernel.anneal_round` on the CPU
-cores, :class:`qlib.solvers.gpu.AnnealRoundGPU` on a CUDA device (the model and replicas kept
+cores, :class:`qlib.solvers.sa.gpu.AnnealRoundGPU` on a CUDA device (the model and replicas kept
 there between chunks).
 """
 
@@ -115,7 +115,7 @@ def run_sa(compiled, rng, states, target, time_limit, *, num_sweeps, beta_range,
     sweeps ``lo`` to ``lo + len(betas)`` on every replica, given the model in the one of its
     three forms that ``kernel`` names ("local_field", "cached_delta" or "terms";
     :func:`model_forms`); the first two keep a field per variable.  A ``round_function`` with a ``sync(arrays)``
-    method (:class:`~qlib.solvers.gpu.AnnealRoundGPU`) is asked to bring the best states up to date before the
+    method (:class:`~qlib.solvers.sa.gpu.AnnealRoundGPU`) is asked to bring the best states up to date before the
     driver reads them.  Ctrl-C ends it with ``stop_reason="interrupted"``.
     The options come checked (:class:`~qlib.solvers.options.SAOptions`).
     """

@@ -59,7 +59,7 @@ class AnnealArrays(NamedTuple):
     hit: np.ndarray            # int64 (P,): when the target was reached (see the module docstring)
     field: np.ndarray          # float64 (P, N): local fields of the quadratic path (P, 0) otherwise
 
-    #: How the fields move between the host and the device between chunks (:class:`qlib.solvers.gpu.AnnealRoundGPU`):
+    #: How the fields move between the host and the device between chunks (:class:`qlib.solvers.sa.gpu.AnnealRoundGPU`):
     #: written by the host at sweep 0 (a restart's random states), sent then; read by the host after every
     #: chunk (one entry per replica), fetched then; read by the driver at the end of a round, fetched then.
     #: The rest (generator, term counts, rows, fields) is the kernel's own: it goes up once.
