@@ -327,8 +327,8 @@ def test_unsolvable_puzzle_reports_unsolved():
     assert all_solutions(puzzle) == []
     result = ng.solve(puzzle, backend="cpu", seed=0, time_limit=1)
     assert result.status == "unsolved" and result.grid is None
-    assert (result.stop_reason, result.found_by) == ("no_answer", "propagation")   # a proof, at once
-    assert result.seconds < 5
+    assert (result.stop_reason, result.found_by) == ("no_answer", "propagation")   # a proof, with no search
+    assert result.var_count == 0 and result.timings["search_seconds"] == result.timings["complete_seconds"] == 0
     # the model search alone cannot prove it: it runs out of time at energy > 0
     searched = ng.solve(puzzle, method="search", backend="cpu", seed=0, time_limit=0.5)
     assert (searched.status, searched.stop_reason, searched.found_by) == ("unsolved", "time_limit", None)
