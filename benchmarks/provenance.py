@@ -39,7 +39,7 @@ def qlib_commit() -> dict:
 #: (tests/test_stored_results.py).  A glob starting with "!" takes files out: the GPU backend, which no
 #: stored result runs (benchmarks/gpu.py's file records its commit only).
 _CORE = ["qlib/solvers/*.py", "qlib/solvers/sa/*.py", "qlib/solvers/focused/*.py", "!qlib/solvers/gpu*.py",
-         "qlib/stop.py", "qlib/compile.py", "qlib/expr.py", "qlib/constraints.py",
+         "!qlib/solvers/*/gpu.py", "!qlib/solvers/device.py", "qlib/stop.py", "qlib/compile.py", "qlib/expr.py", "qlib/constraints.py",
          "qlib/expand.py", "qlib/puzzles/loops.py", "qlib/puzzles/count.py", "qlib/puzzles/result.py",
          "qlib/puzzles/portfolio.py"]
 _SLITHERLINK = [f"qlib/puzzles/slitherlink/{m}.py" for m in

@@ -341,3 +341,18 @@ def test_the_group_rule_stops_a_row_failing_on_a_whole_group(tmp_path):
     seconds, unknown = bench_run.estimate(boards, config, None, [tmp_path / "none.json"], base=0.0)
     assert seconds == pytest.approx(4 * 0.01) and unknown == 5
     assert "qlib-default on b3, b4" in bench_run.not_run_text(bench.not_run)
+
+
+def test_method_alone_splits_each_solve_into_its_parts(capsys):
+    """benchmarks/method_alone.py on a small minimal-clue board: every run answered, and the parts it
+    reports (presolve, build, separation, the rest of the search) add up to no more than the solve."""
+    import method_alone as module
+
+    board = slitherlink.parse(BENCH / "boards" / "qlibgen-20x20-s1.txt")
+    rows = module.runs(board, [1, 2], 30.0)
+    assert all(r["solved"] and r["found_by"] == "search" for r in rows)
+    for r in rows:
+        parts = r["presolve"] + r["build"] + r["separation"] + r["steps"]
+        assert 0 < r["separation"] and r["calls"] >= 1 and r["cuts"] >= 1 and parts <= r["seconds"] + 1e-6
+    assert module.main(["--boards", "qlibgen-20x20-s1.txt", "--seeds", "1", "--cap", "30"]) == 0
+    assert "| qlibgen-20x20-s1.txt | 1 | 1 |" in capsys.readouterr().out

@@ -37,16 +37,16 @@ class SlitherlinkResult(PuzzleResult):
     "max_iterations" or "max_steps"
     (only when the caller set ``max_iterations`` or ``max_steps``) or
     "interrupted" (Ctrl-C).  A state of energy 0 that is not one loop (several
-    loops, or the empty drawing) never ends a search: it is cut and the search
-    goes on.  ``found_by`` says which part
-    settled the board: "presolve", "search" (the model search), "sat" or
-    "backtrack" (the complete search run beside it; see :func:`solve`), or None.
+    loops, or the empty drawing) never ends a search: it is cut and the search goes on.  ``found_by`` says
+    which part settled the board: "presolve", "search" (the model search), "sat" or "backtrack" (the
+    complete search run beside it; see :func:`solve`), or None.
     ``h``/``v`` hold the answer loop when solved, else the last state found
     (all zeros if none).  ``iterations`` has one dict per solve: ``iteration``,
     ``energy``, ``loops`` (loop lengths, None if the state could not be split),
     ``seconds``, ``solver_seconds``, ``seed``, ``state`` (edge 0/1 vector),
     ``forbidden`` (loops forbidden after it), ``var_count``, ``term_count``,
-    ``solver_stop``.  ``var_count``/``term_count`` are those of the last model
+    ``solver_stop``; the lazy method's also ``cuts``, ``steps``, ``separation_seconds``,
+    ``separation_calls`` and ``steps_of_winner``.  ``var_count``/``term_count`` are those of the last model
     solved (0 when no model was built: the presolve or the complete search
     answered first).  ``timings``: ``jit_seconds`` (compiling or loading the kernels,
     before the clock starts), ``presolve_seconds``, ``solve_seconds`` (all the
@@ -378,6 +378,7 @@ class _Search:
         rec = run.record(sol, mask, loops, t0)
         rec["cuts"] = [len(c[0]) for c in sol.info["cuts"][len(self.cuts):]]   # the winner's pool: the kept cuts first
         rec["forbidden"], rec["steps"] = len(rec["cuts"]), steps
+        rec.update({k: sol.info.get(k) for k in ("separation_seconds", "separation_calls", "steps_of_winner")})
         run.forbidden += len(rec["cuts"])
         self.cuts = sol.info["cuts"]
         stop = sol.info["stop_reason"]
