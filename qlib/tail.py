@@ -1,8 +1,10 @@
 """The tail of repeated runs: success rate, median, p90, maximum and TTS99.
 
 A randomised search is judged by all its runs, not only the typical one.  Each
-function takes the runs' seconds and whether each answered; a run that did not
-answer counts at the time it took (its cap).
+function takes the runs' costs (seconds, or steps, rounds, solves: any unit)
+and whether each answered; a run that did not answer counts at the cost it
+took (its cap), or at infinity where a chapter counts a failure so: the
+median, p90 and maximum are then infinite once that many runs failed.
 
 TTS99, the time to solution with probability 0.99, asks: if runs are cut at a
 budget ``t`` and repeated from new seeds until one answers, how long until an
@@ -35,9 +37,20 @@ def _runs(seconds, solved) -> tuple[np.ndarray, np.ndarray]:
         raise ValueError(f"seconds and solved need one entry per run, got {t.size} and {ok.size}")
     if t.size == 0:
         raise ValueError("no runs")
-    if not np.isfinite(t).all() or (t < 0).any():
-        raise ValueError("seconds must be finite and not negative")
+    if np.isnan(t).any() or (t < 0).any() or np.isinf(t[ok]).any():
+        raise ValueError("seconds must not be negative or nan, and an answered run's must be finite")
     return t, ok
+
+
+def _quantile(t: np.ndarray, q: float) -> float:
+    """The ``q`` quantile of ``t`` by linear interpolation between order statistics (numpy's default),
+    infinite where it interpolates towards an infinite cost."""
+    t = np.sort(t)
+    pos = q * (t.size - 1)
+    lo, hi = int(math.floor(pos)), int(math.ceil(pos))
+    if lo == hi or t[lo] == t[hi]:
+        return float(t[lo])
+    return float(t[lo] + (pos - lo) * (t[hi] - t[lo]))
 
 
 def tts_at(budget: float, p: float, probability: float = 0.99) -> float:
@@ -85,7 +98,8 @@ class Tail(NamedTuple):
 
 
 def tail(seconds, solved) -> Tail:
-    """Success rate, median, p90 (linear interpolation) and maximum of every run's time, and :func:`tts99`."""
+    """Success rate, median, p90 (linear interpolation) and maximum of every run's cost, and :func:`tts99`;
+    a failed run's cost may be infinite."""
     t, ok = _runs(seconds, solved)
-    return Tail(int(t.size), int(ok.sum()), float(ok.mean()), float(np.median(t)), float(np.percentile(t, 90)),
+    return Tail(int(t.size), int(ok.sum()), float(ok.mean()), _quantile(t, 0.5), _quantile(t, 0.9),
                 float(t.max()), tts99(t, ok))

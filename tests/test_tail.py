@@ -57,8 +57,23 @@ def test_tail_counts_failures_at_their_time():
     assert t.tts99 == pytest.approx(3 * math.log(0.01) / math.log(0.25))
 
 
+def test_a_failure_may_cost_infinity():
+    """Chapters that count a failed run as infinite get infinite quantiles exactly when the failures reach
+    them, and the same TTS99 as with failures at their cap."""
+    inf = math.inf
+    t = tail([1.0, 2.0, 3.0, inf], [True, True, True, False])
+    assert (t.median, t.max) == (2.5, inf) and t.p90 == inf
+    assert t.tts99 == tail([1.0, 2.0, 3.0, 60.0], [True, True, True, False]).tts99
+    t = tail([1.0] * 9 + [inf], [True] * 9 + [False])
+    assert t.median == 1.0 and t.p90 == pytest.approx(1.0 + 0.1 * inf) and t.p90 == inf
+    t = tail([inf, inf], [False, False])
+    assert (t.success_rate, t.median, t.p90, t.tts99) == (0.0, inf, inf, inf)
+    finite = [5.0, 1.0, 3.0, 2.0, 8.0, 13.0, 21.0]
+    assert tail(finite, [True] * 7).p90 == pytest.approx(np.percentile(finite, 90))
+
+
 @pytest.mark.parametrize("seconds, solved", [([], []), ([1.0], [True, False]), ([-1.0], [True]),
-                                             ([math.nan], [True])])
+                                             ([math.nan], [True]), ([math.inf], [True])])
 def test_bad_runs_are_refused(seconds, solved):
     with pytest.raises(ValueError):
         tts99(seconds, solved)
