@@ -81,7 +81,7 @@ def test_cut_energy_matches_a_recount():
     book.give(0, F.pack_cuts(cuts[15:30], n))
     book.give(1, F.pack_cuts(cuts[30:], n))
     p = K.Params(target=-1.0, cut_energy=-np.inf, cut_interval=1 << 30, noise=0.5, tenure_min=0, tenure_span=2,
-                 cut_weight=1.0, weight_smoothing=0, num_objective=0, fold_generation=0, has_separation=False)
+                 cut_weight=1.0, num_objective=0, fold_generation=0, has_separation=False)
     rows = K.RowVars(comp.row_var_ptr, comp.row_vars)
     for chunk in range(20):
         if chunk == 10:
@@ -293,10 +293,11 @@ def _weighted_energy(comp, R, rep):
     return init_state(R.x[rep].copy(), np.zeros(comp.term_count, dtype=np.int32), np.zeros(comp.num_rows), m)
 
 
-@pytest.mark.parametrize("smoothing", [1, 3, 1000])
+@pytest.mark.parametrize("smoothing", [1, 3, 1000, (0, 3)])
 def test_dynamic_weights_keep_the_energy_a_recount_of_the_weighted_model(smoothing):
     """With dynamic penalty weights the incremental energy equals a recount of the model as the replica
-    weighs it, the weights rise (they did: some raise), and none falls below the model's own."""
+    weighs it, the weights rise (they did: some raise), and none falls below the model's own.  A tuple
+    gives each replica its own smoothing: a replica at 0 keeps the model's weights."""
     from qlib.solvers import focused as F
     from qlib.solvers.focused import kernel as K
 
@@ -307,11 +308,11 @@ def test_dynamic_weights_keep_the_energy_a_recount_of_the_weighted_model(smoothi
     m = comp.kernel_arrays()
     P, n = 2, comp.var_count
     rng = np.random.default_rng(5)
-    R = F.new_replicas(comp, rng.integers(0, 2, (P, n)).astype(np.uint8), np.array([3, 4], dtype=np.uint64), 4)
+    R = F.new_replicas(comp, rng.integers(0, 2, (P, n)).astype(np.uint8), np.array([3, 4], dtype=np.uint64), 4,
+                       weight_smoothing=smoothing)
     K.init_replicas(m, comp.num_objective_terms, R)
     p = K.Params(target=-1.0, cut_energy=-np.inf, cut_interval=1 << 30, noise=0.0, tenure_min=0, tenure_span=2,
-                 cut_weight=1.0, weight_smoothing=smoothing, num_objective=comp.num_objective_terms,
-                 fold_generation=0, has_separation=False)
+                 cut_weight=1.0, num_objective=comp.num_objective_terms, fold_generation=0, has_separation=False)
     book = F.CutBook(R, F.new_pool(n, 4, 8), np.arange(1, 2 * n + 1, dtype=np.uint64), 0, 1.0)
     rows = K.RowVars(comp.row_var_ptr, comp.row_vars)
     for _ in range(30):
@@ -323,6 +324,10 @@ def test_dynamic_weights_keep_the_energy_a_recount_of_the_weighted_model(smoothi
                                      + np.flatnonzero(R.term_weight[rep][:comp.num_objective_terms]
                                                       > m.term_coef[:comp.num_objective_terms])])
             assert sorted(R.raised_list[rep, :R.raised_count[rep, 0]].tolist()) == raised.tolist()
+    if smoothing == (0, 3):
+        assert R.smoothing.tolist() == [0, 3] and R.raises[0, 0] == 0 and R.raises[1, 0] > 0
+        assert (R.row_weight[0] == m.row_weight).all() and (R.term_weight[0] == m.term_coef).all()
+        return
     assert R.raises[:, 0].min() > 0
     if smoothing == 1000:   # no smoothing yet: only raises, so some weight stands above the model's
         assert (R.row_weight > m.row_weight).any() or (R.term_weight > m.term_coef).any()
@@ -334,17 +339,18 @@ def test_dynamic_weights_reach_the_target_and_report_their_raises():
     model = sum(qlib.cons(a[i] + a[i + 1] + a[i + 2] == 1, label=f"c{i}") for i in range(0, 27, 3)) \
         + qlib.cons(qlib.sum(a) == 10, label="all")
     comp = qlib.compile(model)
-    runs = [qlib.solve(comp, backend="cpu", algorithm="focused", seed=s, target_energy=0, time_limit=10,
-                       weight_smoothing=5, noise=0.0) for s in (1, 1, 2)]
-    for sol in runs:
-        assert sol.info["stop_reason"] == "target_energy"
-        assert comp.energy(sol.state) == pytest.approx(0.0) and sol.energy == pytest.approx(0.0)
-        assert sol.info["weight_smoothing"] == 5
-    assert runs[0].state.tolist() == runs[1].state.tolist() and runs[0].info["flips"] == runs[1].info["flips"]
+    for smoothing in (5, (5, 20)):
+        runs = [qlib.solve(comp, backend="cpu", algorithm="focused", seed=s, target_energy=0, time_limit=10,
+                           weight_smoothing=smoothing, noise=0.0, num_replicas=3) for s in (1, 1, 2)]
+        for sol in runs:
+            assert sol.info["stop_reason"] == "target_energy"
+            assert comp.energy(sol.state) == pytest.approx(0.0) and sol.energy == pytest.approx(0.0)
+            assert sol.info["weight_smoothing"] == smoothing
+        assert runs[0].state.tolist() == runs[1].state.tolist() and runs[0].info["flips"] == runs[1].info["flips"]
 
 
 def test_weight_smoothing_is_checked():
     comp = exactly_k_model(6, 2)
-    for bad in (-1, 1.5, "3"):
+    for bad in (-1, 1.5, "3", (), (2, -1), [5, "x"]):
         with pytest.raises((ValueError, TypeError)):
             qlib.solve(comp, backend="cpu", algorithm="focused", target_energy=0, weight_smoothing=bad)

@@ -10,6 +10,7 @@ from __future__ import annotations
 import itertools
 import json
 import time
+from pathlib import Path
 
 import numpy as np
 import pytest
@@ -18,6 +19,7 @@ import qlib
 from qlib.puzzles import slitherlink as sl
 from qlib.puzzles.loops import DegreeError, grid, loop_satisfies_clues, split_loops
 from qlib.puzzles.slitherlink import bonus, exact
+from qlib.puzzles.slitherlink.model import edge_sides
 
 TEN = qlib.data_path("slitherlink-10x10-qbpp.txt")
 EX1 = qlib.data_path("slitherlink-5x5-blog-ex1.txt")
@@ -707,6 +709,55 @@ def test_cells_zero_energy_states_draw_exactly_the_valid_states(rows):
     assert drawn == {m.tobytes() for m in masks[ok]}
     # each valid state comes from one colouring only (the outside is fixed at 0)
     assert int((energy == 0).sum()) == int(ok.sum())
+
+
+def _cell_model_by_arithmetic(sm):
+    """The presolved cell model's edges, clue sides and checkerboard penalty from their definitions, in
+    plain expression arithmetic: ``a + b - 2ab`` per edge (the outside 0), ``a d ~b ~c + ~a ~d b c`` per block."""
+    board, pre = sm.board, sm.presolve
+    R, C = board.rows, board.cols
+    cell = list(sm.cells.ravel())
+
+    def value(k):
+        return qlib.Expr.constant(0) if k < 0 else cell[k]
+
+    def negation(e):   # a literal's native negation, or 1 - a constant
+        term = next(iter(e.terms), ())
+        return qlib.Expr({(term[0] ^ 1,): 1}) if term else qlib.Expr.constant(1 - e.constant_term)
+
+    edges = []
+    for a, b in edge_sides(board).tolist():
+        if a >= 0 and b >= 0 and pre.cell_class[a] == pre.cell_class[b]:
+            edges.append(qlib.Expr.constant(int(pre.cell_parity[a] ^ pre.cell_parity[b])))
+        else:
+            la, lb = value(a), value(b)
+            edges.append((la + lb - 2 * la * lb).simplify_as_binary())
+    sides = [qlib.sum([edges[e] for e in board.grid.cell_edges[i * C + j]]) for i, j, _ in board.clue_cells]
+    g = np.array(cell, dtype=object).reshape(R, C)
+    blocks = []
+    for i in range(R - 1):
+        for j in range(C - 1):
+            a, b, c, d = g[i, j], g[i, j + 1], g[i + 1, j], g[i + 1, j + 1]
+            blocks += [a * d * negation(b) * negation(c), negation(a) * negation(d) * b * c]
+    return edges, [e for e in sides if e.degree], qlib.sum(blocks).simplify_as_binary()
+
+
+@pytest.mark.parametrize("name", ["ten", "ex1", "ex2", "qlibgen-20x20-s1.txt", "loopy-20x20-dh-s5.loopy"])
+@pytest.mark.parametrize("presolve", [True, False])
+def test_the_cell_model_has_the_terms_its_definition_gives(name, presolve):
+    """The cell model, built term by term, holds the very terms (in the same order, so the same compiled
+    model) that its definition gives in expression arithmetic, with and without the presolve's classes."""
+    boards = Path(__file__).parents[1] / "benchmarks" / "boards"
+    source = {"ten": TEN, "ex1": EX1, "ex2": EX2}.get(name) or boards / name
+    board = sl.parse(source)
+    sm = sl.build_model(board, "cells", presolve=presolve)
+    if presolve:
+        assert sm.presolve.num_classes < board.rows * board.cols   # the classes join cells
+    edges, sides, objective = _cell_model_by_arithmetic(sm)
+    assert [list(e.terms.items()) for e in sm.edges] == [list(e.terms.items()) for e in edges]
+    assert [list(c.lhs.terms.items()) for c in sm.model.constraints] == [list(e.terms.items()) for e in sides]
+    assert list(sm.model.objective.terms.items()) == list(objective.terms.items())
+    assert objective.term_count > 0 or sm.presolve.status == "solved"
 
 
 def test_cells_forbid_loop_is_one_exactly_when_the_loop_is_drawn():

@@ -119,7 +119,7 @@ class _FocusedShared:
 
     noise: float = 0.2
     tabu_tenure: tuple = (0, 2)
-    weight_smoothing: int = 0
+    weight_smoothing: int | tuple = 0
     lazy_cuts: LazyCuts | None = None
     max_steps: int | None = None
     share_cuts: bool = True
@@ -136,7 +136,9 @@ class FocusedOptions(_FocusedShared):
     penalty weights (clause weighting, as PAWS does for SAT): after each step
     that does not lower the energy, every broken row and objective term of a
     replica weighs one model weight more, and every ``k``-th such raise every
-    raised weight steps back one (see
+    raised weight steps back one; a tuple of such values gives replica ``r``
+    the value ``weight_smoothing[r % len(weight_smoothing)]``, a portfolio of
+    weightings (see
     :func:`~qlib.solvers.focused.kernel.raise_weights`; for models whose energy
     is all penalty, with target 0; a run that misses its target then returns
     the best state by the weights of the moment it was met, its energy
@@ -157,6 +159,16 @@ class FocusedOptions(_FocusedShared):
         _check_focused(self)
 
 
+def _smoothing(value) -> int | tuple:
+    """``weight_smoothing`` checked: an integer >= 0, or a non-empty tuple of them (one per replica, cycling)."""
+    if isinstance(value, (list, tuple)):
+        if not len(value):
+            raise ValueError("weight_smoothing must be an integer >= 0 or a non-empty sequence of them, got ()")
+        return tuple(validate.integer(f"weight_smoothing[{k}]", v, minimum=0, maximum=1 << 62)
+                     for k, v in enumerate(value))
+    return validate.integer("weight_smoothing", value, minimum=0, maximum=1 << 62)
+
+
 def _check_focused(options) -> None:
     """Check and store the options the CPU and GPU focused searches share."""
     _set(options, "num_replicas", validate.integer("num_replicas", options.num_replicas, minimum=1))
@@ -168,8 +180,7 @@ def _check_focused(options) -> None:
     low = validate.integer("tabu_tenure's minimum", low, minimum=0)
     high = validate.integer("tabu_tenure's maximum", high, minimum=low)
     _set(options, "tabu_tenure", (low, high))
-    _set(options, "weight_smoothing", validate.integer("weight_smoothing", options.weight_smoothing, minimum=0,
-                                                       maximum=1 << 62))
+    _set(options, "weight_smoothing", _smoothing(options.weight_smoothing))
     if options.lazy_cuts is not None and not isinstance(options.lazy_cuts, LazyCuts):
         raise TypeError(f"lazy_cuts must be a qlib.solvers.focused.driver.LazyCuts or None, "
                         f"got {type(options.lazy_cuts).__name__}")

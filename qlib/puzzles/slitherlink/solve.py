@@ -226,6 +226,7 @@ class _Run:
 
 _ZERO = 1e-9
 _STOPS = {"time_limit": "time_limit", "interrupted": "interrupted"}
+_CUT_OPTIONS = {"cut_energy": "energy", "cut_interval": "interval", "cut_weight": "weight"}
 
 
 def _outer(run: _Run) -> SlitherlinkResult:
@@ -263,9 +264,6 @@ def _outer(run: _Run) -> SlitherlinkResult:
         previous = sol
 
 
-_CUT_OPTIONS = {"cut_energy": "energy", "cut_interval": "interval", "cut_weight": "weight"}
-
-
 def loop_cuts(sm: SlitherlinkModel, compiled, *, cut: str | None = None, **options) -> LazyCuts:
     """Lazy loop cuts for ``sm``: its formulation's separation function in a :class:`~qlib.solvers.focused.driver.LazyCuts`."""
     spec = FORMULATIONS[cut] if cut else formulation_of(sm)
@@ -287,8 +285,9 @@ _COMPILE_SHARE = 0.3
 _SAT_WORK_PER_SECOND = 8_000
 _SAT_WORK_PER_EDGE = 4
 
-#: The cell model's focused search unless the caller sets these: dynamic weights, no random flips (edge forms: none).
-SEARCH_DEFAULTS = {"weight_smoothing": 10, "noise": 0.0}
+#: The cell model's focused search unless the caller sets these: dynamic weights smoothed every 5 raises in
+#: one replica and every 20 in the next (a portfolio sharing its cuts), no random flips (edge forms: none).
+SEARCH_DEFAULTS = {"weight_smoothing": (5, 20), "noise": 0.0}
 
 #: The complete searches the lazy method can run beside the focused search (``complete=``).
 COMPLETE = ("sat", "backtrack")

@@ -126,9 +126,10 @@ def pack_cuts(cuts, n) -> PackedCuts:
     return PackedCuts(cols, negs.astype(np.uint8), ptr)
 
 
-def new_replicas(compiled, start_states, rng_states, max_cuts) -> Replicas:
+def new_replicas(compiled, start_states, rng_states, max_cuts, weight_smoothing=0) -> Replicas:
     """Fresh :class:`~qlib.solvers.focused.kernel.Replicas` from ``start_states``, replica ``k`` seeded by ``rng_states[k]``, with
-    counters for ``max_cuts`` pool cuts."""
+    counters for ``max_cuts`` pool cuts; replica ``k`` smooths its weights as ``weight_smoothing`` says (an
+    integer for all, or a sequence, cycling)."""
     P, n = start_states.shape
     num_comp = compiled.num_rows + compiled.num_objective_terms + max_cuts
     rng = np.zeros((P, 8), dtype=np.uint64)  # padded: one cache line per replica
@@ -145,6 +146,7 @@ def new_replicas(compiled, start_states, rng_states, max_cuts) -> Replicas:
         num_false=np.empty((P, max_cuts), dtype=np.int32),   # init_replicas fills it
         false_xor=np.zeros((P, max_cuts), dtype=np.int32), on=np.zeros((P, n), dtype=np.int32),
         crit=np.zeros((P, n), dtype=np.int32), folded=np.zeros(P, dtype=np.int64),
+        smoothing=np.resize(np.asarray(weight_smoothing, dtype=np.int64).ravel(), P),
         term_weight=np.tile(compiled.kernel_arrays().term_coef.astype(np.float64), (P, 1)),
         row_weight=np.tile(compiled.kernel_arrays().row_weight.astype(np.float64), (P, 1)),
         raises=np.zeros((P, 8), dtype=np.int64),
@@ -310,11 +312,11 @@ def run_focused(compiled, rng_states, start_states, target, time_limit, *, noise
         cut_energy, interval, weight = lazy.energy, lazy.interval, lazy.weight
         max_cuts, max_lits = pool_capacity(lazy, num_replicas, pool_bytes)
     P = num_replicas
-    R = new_replicas(compiled, start_states, rng_states, max_cuts)
+    R = new_replicas(compiled, start_states, rng_states, max_cuts, weight_smoothing)
     R.separation_wait[:] = interval
     init_replicas(m, num_obj, R)
     p = Params(float(target), float(cut_energy), int(interval), float(noise), tenure_min,
-               tenure_max - tenure_min, float(weight), int(weight_smoothing), int(num_obj), 0, lazy is not None,
+               tenure_max - tenure_min, float(weight), int(num_obj), 0, lazy is not None,
                chunk_function is focused_chunk and P <= numba.get_num_threads())
     rows = RowVars(compiled.row_var_ptr, compiled.row_vars)
     zobrist = np.random.Generator(np.random.PCG64(int(rng_states[0]))).integers(
@@ -404,7 +406,7 @@ def run_focused(compiled, rng_states, start_states, target, time_limit, *, noise
         state = R.best_x[rep].copy()
     cuts = book.taken(rep)
     info = dict(algorithm="focused", num_replicas=P, noise=noise, tabu_tenure=(tenure_min, tenure_max),
-                weight_smoothing=int(weight_smoothing), weight_raises=int(R.raises[:, 0].sum()),
+                weight_smoothing=weight_smoothing, weight_raises=int(R.raises[:, 0].sum()),
                 flips=int(R.steps.sum()), steps_of_winner=int(R.steps[rep]), replica=rep,
                 stop_reason=as_stop_reason(stop_reason, SOLVER),
                 cuts=cuts, num_cuts=len(cuts), pool_cuts=int(book.C.count[0]),

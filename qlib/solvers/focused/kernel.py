@@ -54,6 +54,7 @@ class Replicas(NamedTuple):
     on: np.ndarray             # int32 (P, N): taken cuts containing v that are on (every literal true)
     crit: np.ndarray           # int32 (P, N): taken cuts in which v's literal is the only false one
     folded: np.ndarray         # int64 (P,): the last pooling whose cuts the replica took
+    smoothing: np.ndarray      # int64 (P,): this replica's weight_smoothing (0: the model's weights; see raise_weights)
     term_weight: np.ndarray    # float64 (P, T): the term coefficients this replica weighs (objective terms raised)
     row_weight: np.ndarray     # float64 (P, R): the row weights this replica weighs
     raises: np.ndarray         # int64 (P, 8): weight raises so far, in column 0
@@ -112,7 +113,6 @@ class Params(NamedTuple):
     tenure_min: int
     tenure_span: int
     cut_weight: float
-    weight_smoothing: int      # 0: fixed weights; k > 0: dynamic weights, smoothed every k raises
     num_objective: int
     fold_generation: int       # the latest pooling (see CutNews)
     has_separation: bool       # whether a separation function looks at the states met
@@ -344,7 +344,7 @@ def replica_steps(rep, m, rows, p, R, C, news, end):
     :func:`focused_chunk`).
 
     The replica weighs the model with its own term coefficients and row weights (``R.term_weight``,
-    ``R.row_weight``); with ``p.weight_smoothing`` they change as :func:`raise_weights` says.
+    ``R.row_weight``); with ``R.smoothing[rep] > 0`` they change as :func:`raise_weights` says.
 
     It allocates nothing and assigns no slices, so that the GPU backend runs
     this very code as a CUDA device function (:mod:`qlib.solvers.gpu_kernel`).
@@ -366,6 +366,7 @@ def replica_steps(rep, m, rows, p, R, C, news, end):
     energies, steps, since, status = R.energy, R.steps, R.since_separation, R.status
     best_energy, best_x, tabu, bad_list, bad_count = R.best_energy, R.best_x, R.tabu, R.bad_list, R.bad_count
     term_ptr, term_vars = mw.term_ptr, mw.term_vars
+    smoothing = R.smoothing[rep]
     x = R.x[rep]
     fc = R.false_count[rep]
     lhs = R.lhs[rep]
@@ -431,8 +432,8 @@ def replica_steps(rep, m, rows, p, R, C, news, end):
         _flip(rep, v, row, mw, R, C, num_obj)
         energy += d
         step += 1
-        if p.weight_smoothing > 0 and d >= -EPS:   # no descent: the broken components weigh more
-            energy += raise_weights(rep, m, mw, R, lhs, num_obj, p.weight_smoothing)
+        if smoothing > 0 and d >= -EPS:   # no descent: the broken components weigh more
+            energy += raise_weights(rep, m, mw, R, lhs, num_obj, smoothing)
         tabu[rep, v] = step + p.tenure_min + rng_below(rg, 0, p.tenure_span + 1)
         if energy < best_energy[rep] - EPS:
             best_energy[rep] = energy
