@@ -84,6 +84,8 @@ PROBE_NODES = 1000
 #: then doubles while a step takes under :data:`PROBE_SECONDS`, so that the clock is read every few
 #: milliseconds whatever a node costs (a 200 x 200 board's node is a propagation over 80,000 edges).
 PROBE_STEP = 25
+
+#: Seconds of probing under which the next step between two looks at the clock doubles.
 PROBE_SECONDS = 0.002
 
 
