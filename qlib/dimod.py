@@ -32,7 +32,7 @@ from .compile import CompiledModel, compile
 from .constraints import as_model
 from .expand import expand_cons, to_qubo
 from .expr import Expr, Var, check_finite, label_of
-from .result import Solution
+from .result import Solution, make_sampleset
 
 __all__ = ["to_bqm", "to_polynomial", "from_bqm", "from_polynomial", "decode", "QlibSampler"]
 
@@ -429,8 +429,7 @@ class QlibSampler(dimod.Sampler, dimod.PolySampler):
                 pass
         if vartype is dimod.SPIN:
             samples = 2 * samples - 1
-        sampleset = dimod.SampleSet.from_samples((samples, variables), vartype,
-                                                 energy=energies((samples, variables)))
+        sampleset = make_sampleset(samples, variables, vartype, energies((samples, variables)))
         end = time.perf_counter()
         jit = sol.info.get("jit_seconds") or 0.0
         solving = sol.info.get("seconds", post - sampling - jit)   # the search alone, the kernels' load apart

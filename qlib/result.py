@@ -92,14 +92,11 @@ class Solution:
     def to_sampleset(self):
         """:attr:`samples` as a ``dimod.SampleSet`` (BINARY, labelled by the model's labels,
         qlib's energies, an ``is_feasible`` vector); needs ``dimod``."""
-        import dimod
-
         rows = self.samples
         states = np.array([s for s, _, _ in rows], dtype=np.int8).reshape(len(rows), self.compiled.var_count)
-        return dimod.SampleSet.from_samples(
-            (states, self.compiled.labels), dimod.BINARY, energy=[e for _, e, _ in rows],
-            is_feasible=[f for _, _, f in rows],
-            info={k: self.info[k] for k in ("backend", "seed", "seconds", "stop_reason") if k in self.info})
+        info = {k: self.info[k] for k in ("backend", "seed", "seconds", "stop_reason") if k in self.info}
+        return make_sampleset(states, self.compiled.labels, "BINARY", [e for _, e, _ in rows], info,
+                              is_feasible=[f for _, _, f in rows])
 
     @property
     def violations(self) -> list[Violation]:
@@ -117,3 +114,14 @@ class Solution:
     def __repr__(self):
         return (f"Solution(energy={self.energy:g}, feasible={self.is_feasible}, "
                 f"backend={self.info.get('backend')!r}, var_count={self.compiled.var_count})")
+
+
+def make_sampleset(states, labels, vartype, energy, info=None, **vectors):
+    """A ``dimod.SampleSet`` of ``states`` (one row each, over ``labels``; ``vartype`` "BINARY" or "SPIN")
+    with ``energy``, ``info`` and any per-row ``vectors``: the one place qlib makes one
+    (:meth:`Solution.to_sampleset`, :class:`qlib.dimod.QlibSampler`); needs ``dimod``."""
+    import dimod
+
+    out = dimod.SampleSet.from_samples((states, labels), dimod.as_vartype(vartype), energy=energy, **vectors)
+    out.info.update(info or {})
+    return out

@@ -267,6 +267,30 @@ def test_samples_and_to_sampleset_round_trip():
     assert len(single.samples) == 1 and single.to_sampleset().first.energy == pytest.approx(single.energy)
 
 
+def test_every_sampleset_comes_from_one_function(monkeypatch):
+    """``Solution.to_sampleset`` and the sampler both make their SampleSet in ``qlib.result.make_sampleset``,
+    and no other qlib module calls ``SampleSet.from_samples``."""
+    from pathlib import Path
+
+    from qlib import result
+
+    made = []
+    real = result.make_sampleset
+
+    def spy(*args, **kwargs):
+        made.append(args[2])
+        return real(*args, **kwargs)
+    monkeypatch.setattr(result, "make_sampleset", spy)
+    monkeypatch.setattr("qlib.dimod.make_sampleset", spy)
+    model = _hand_models()[1]
+    qlib.solve(model, seed=4).to_sampleset()
+    QlibSampler().sample(dimod.BinaryQuadraticModel({"a": 1.0}, {}, 0.0, "SPIN"), seed=1, num_reads=2)
+    assert [str(v) for v in made] == ["BINARY", "Vartype.SPIN"]
+    root = Path(qlib.__file__).parent
+    callers = [p.relative_to(root).as_posix() for p in root.rglob("*.py") if "from_samples(" in p.read_text()]
+    assert callers == ["result.py"]
+
+
 def test_sampler_api():
     sampler = QlibSampler()
     dimod.testing.assert_sampler_api(sampler)
