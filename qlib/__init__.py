@@ -64,7 +64,7 @@ def data_path(name: str):
         raise FileNotFoundError(f"qlib ships no puzzle {name!r}; available: {', '.join(available)}")
     return path
 
-_DIMOD_EXPORTS = ("to_bqm", "to_polynomial", "from_bqm", "from_polynomial", "decode")
+_DIMOD_EXPORTS = ("to_bqm", "to_polynomial", "from_bqm", "from_polynomial", "from_sampleset", "decode")
 
 
 def __getattr__(name: str):

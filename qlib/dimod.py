@@ -12,7 +12,7 @@ qlib`` alone never imports it.
   label; any other hashable label ``v`` (``1``, ``(0, 1)``) becomes the qlib
   label ``"#" + repr(v)`` and comes back from :func:`to_bqm` as ``v`` itself,
   with its type, so ``1`` and ``'1'`` are two variables.
-* :func:`decode`: the rows of any dimod sampleset as :class:`~qlib.Solution` objects,
+* :func:`from_sampleset`: the rows of any dimod sampleset as :class:`~qlib.Solution` objects,
   evaluated by qlib (energy with the constraint distances, violations).
 * :class:`QlibSampler`: qlib's CPU solver behind dimod's ``Sampler`` and
   ``PolySampler`` APIs.
@@ -24,6 +24,7 @@ import ast
 import copy
 import math
 import time
+import warnings
 
 import dimod
 import numpy as np
@@ -34,7 +35,7 @@ from .expand import expand_cons, to_qubo
 from .expr import Expr, Var, check_finite, label_of
 from .result import Solution, make_sampleset
 
-__all__ = ["to_bqm", "to_polynomial", "from_bqm", "from_polynomial", "decode", "QlibSampler"]
+__all__ = ["to_bqm", "to_polynomial", "from_bqm", "from_polynomial", "from_sampleset", "decode", "QlibSampler"]
 
 
 #: What starts the qlib label of a dimod label that is not a string.
@@ -166,8 +167,9 @@ def _binary_rows(sampleset) -> np.ndarray:
     return rows
 
 
-def decode(model, sampleset) -> list[Solution]:
-    """One :class:`~qlib.Solution` per row of ``sampleset``, in its order.
+def from_sampleset(model, sampleset) -> list[Solution]:
+    """One :class:`~qlib.Solution` per row of ``sampleset``, in its order (the way back of
+    :meth:`Solution.to_sampleset <qlib.Solution.to_sampleset>`).
 
     ``sampleset`` may come from any dimod sampler run on :func:`to_bqm` or
     :func:`to_polynomial` of ``model`` (or on anything whose variables include
@@ -208,6 +210,14 @@ def decode(model, sampleset) -> list[Solution]:
         sol.info = info
         solutions.append(sol)
     return solutions
+
+
+def decode(model, sampleset) -> list[Solution]:
+    """Deprecated: the old name of :func:`from_sampleset` (``decode`` now only means reading a model state as
+    a puzzle's answer); it warns and will go in the next release."""
+    warnings.warn("qlib.decode(model, sampleset) is now qlib.from_sampleset(model, sampleset); the old name "
+                  "will go in the next release", DeprecationWarning, stacklevel=2)
+    return from_sampleset(model, sampleset)
 
 
 # -- the sampler ------------------------------------------------------------------------------

@@ -190,7 +190,7 @@ def test_decode_exact_solver(k):
     compiled = qlib.compile(model)
     bqm = qlib.to_bqm(model)
     sampleset = dimod.ExactSolver().sample(bqm)
-    sols = qlib.decode(model, sampleset)
+    sols = qlib.from_sampleset(model, sampleset)
     assert len(sols) == len(sampleset)
     for sol, row in zip(sols, sampleset.data(["sample", "energy"], sorted_by=None)):
         assert sol.sample == {label: row.sample[label] for label in compiled.labels}
@@ -208,13 +208,13 @@ def test_decode_random_sampler_and_spin():
     compiled = qlib.compile(model)
     bqm = qlib.to_bqm(model)
     sampleset = dimod.RandomSampler().sample(bqm, num_reads=20, seed=3)
-    for sol in qlib.decode(model, sampleset):
+    for sol in qlib.from_sampleset(model, sampleset):
         assert sol.energy == pytest.approx(compiled.energy(sol.sample))
         assert sol.violations == qlib.Solution(compiled, sol.state).violations
     spin = dimod.ExactSolver().sample(bqm.change_vartype(dimod.SPIN, inplace=False))
     binary = dimod.ExactSolver().sample(bqm)
-    assert sorted(s.energy for s in qlib.decode(model, spin)) == \
-        pytest.approx(sorted(s.energy for s in qlib.decode(model, binary)))
+    assert sorted(s.energy for s in qlib.from_sampleset(model, spin)) == \
+        pytest.approx(sorted(s.energy for s in qlib.from_sampleset(model, binary)))
 
 
 def test_decode_rows_are_independent_solutions():
@@ -223,7 +223,7 @@ def test_decode_rows_are_independent_solutions():
     model = _hand_models()[1]
     compiled = qlib.compile(model)
     sampleset = dimod.ExactSolver().sample(qlib.to_bqm(model))
-    sols = qlib.decode(compiled, sampleset)
+    sols = qlib.from_sampleset(compiled, sampleset)
     assert len(sols) == len(sampleset) >= 16
     for sol, row in zip(sols, sampleset.record):
         info = dict(backend="dimod", dimod_energy=float(row.energy), num_occurrences=int(row.num_occurrences))
@@ -237,14 +237,14 @@ def test_decode_rows_are_independent_solutions():
     sols[1].info["seen"] = True
     assert "seen" not in sols[0].info and "seen" not in sols[2].info
     assert not np.shares_memory(sols[0].state, sols[2].state)
-    assert qlib.decode(compiled, dimod.SampleSet.from_samples(([], list(compiled.labels)), "BINARY", energy=[])) == []
+    assert qlib.from_sampleset(compiled, dimod.SampleSet.from_samples(([], list(compiled.labels)), "BINARY", energy=[])) == []
 
 
 def test_decode_missing_variable():
     model = _hand_models()[0]
     sampleset = dimod.SampleSet.from_samples([{"h[0][0]": 1}], dimod.BINARY, energy=[0.0])
     with pytest.raises(ValueError, match="no column"):
-        qlib.decode(model, sampleset)
+        qlib.from_sampleset(model, sampleset)
 
 
 def test_samples_and_to_sampleset_round_trip():
@@ -259,12 +259,23 @@ def test_samples_and_to_sampleset_round_trip():
     sampleset = sol.to_sampleset()
     assert len(sampleset) == len(rows)
     assert set(sampleset.variables) == set(sol.compiled.labels)
-    back = qlib.decode(model, sampleset)
+    back = qlib.from_sampleset(model, sampleset)
     assert [b.energy for b in back] == pytest.approx([e for _, e, _ in rows])
     assert list(sampleset.record.is_feasible) == [f for _, _, f in rows]
     # without replica states: just the one state
     single = qlib.solve(model, backend="exhaustive")
     assert len(single.samples) == 1 and single.to_sampleset().first.energy == pytest.approx(single.energy)
+
+
+def test_the_old_name_decode_warns_and_reads_the_same():
+    """``qlib.decode`` is the deprecated name of ``qlib.from_sampleset``: it warns, and reads the same rows."""
+    model = _hand_models()[1]
+    sampleset = qlib.solve(model, seed=4, num_replicas=3).to_sampleset()
+    with pytest.warns(DeprecationWarning, match="from_sampleset"):
+        old = qlib.decode(model, sampleset)
+    new = qlib.from_sampleset(model, sampleset)
+    assert [s.state.tolist() for s in old] == [s.state.tolist() for s in new]
+    assert [s.energy for s in old] == [s.energy for s in new] and len(new) == len(sampleset)
 
 
 def test_every_sampleset_comes_from_one_function(monkeypatch):
