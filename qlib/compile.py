@@ -13,6 +13,9 @@ Layout (``T`` terms, ``N`` variables, ``R`` constraint rows):
 * rows: ``row_const`` (constant of the left-hand side), ``row_weight`` and the
   allowed set as intervals ``row_iv_ptr`` / ``row_iv_lo`` / ``row_iv_hi``.
 
+The kernels take these by role, as :class:`KernelArrays` (``terms``, ``by_var``, ``rows``:
+:class:`Terms`, :class:`Incidence`, :class:`Rows`), read by field name.
+
 The energy of a state ``x`` is::
 
     offset + sum_t coef_t * prod_{l in t} lit_l(x)
@@ -22,8 +25,8 @@ The energy of a state ``x`` is::
 from __future__ import annotations
 
 import re
-from collections import namedtuple
 from dataclasses import dataclass, field
+from typing import NamedTuple
 
 import numpy as np
 
@@ -32,14 +35,46 @@ from .expr import MAX_COEF, Expr, NumericOverflowError, Var, check_finite, id_of
 
 __all__ = ["CompiledModel", "compile"]
 
-KERNEL_FIELDS = (
-    "term_ptr", "term_vars", "term_negs", "term_coef", "term_row",
-    "var_term_ptr", "var_terms", "var_term_negs",
-    "var_row_ptr", "var_rows",
-    "row_const", "row_weight", "row_iv_ptr", "row_iv_lo", "row_iv_hi",
-)
-#: The arrays every kernel takes, by name (numba passes named tuples to kernels as they are).
-KernelArrays = namedtuple("KernelArrays", KERNEL_FIELDS)
+class Terms(NamedTuple):
+    """The terms in CSR form: term ``t`` is the product of the literals ``vars[ptr[t]:ptr[t + 1]]`` (negated
+    where ``negs`` is 1) times ``coef[t]``, in the left-hand side of row ``row[t]`` (-1: the objective)."""
+
+    ptr: np.ndarray
+    vars: np.ndarray
+    negs: np.ndarray
+    coef: np.ndarray
+    row: np.ndarray
+
+
+class Incidence(NamedTuple):
+    """Each variable's terms (``terms[term_ptr[v]:term_ptr[v + 1]]``, its literal negated there where
+    ``term_negs`` is 1) and rows (``rows[row_ptr[v]:row_ptr[v + 1]]``): what a flip of ``v`` touches."""
+
+    term_ptr: np.ndarray
+    terms: np.ndarray
+    term_negs: np.ndarray
+    row_ptr: np.ndarray
+    rows: np.ndarray
+
+
+class Rows(NamedTuple):
+    """The constraint rows: each one's left-hand side constant and weight, and its allowed set as the
+    intervals ``[iv_lo[k], iv_hi[k]]`` for ``k`` in ``iv_ptr[r]:iv_ptr[r + 1]``."""
+
+    const: np.ndarray
+    weight: np.ndarray
+    iv_ptr: np.ndarray
+    iv_lo: np.ndarray
+    iv_hi: np.ndarray
+
+
+class KernelArrays(NamedTuple):
+    """The arrays every kernel takes, by role and read by name (numba passes named tuples to kernels as
+    they are): the terms, each variable's terms and rows (``by_var``), and the rows."""
+
+    terms: Terms
+    by_var: Incidence
+    rows: Rows
 
 
 @dataclass
@@ -143,7 +178,13 @@ class CompiledModel:
 
     def kernel_arrays(self) -> KernelArrays:
         """The arrays every kernel takes, as a :class:`~qlib.compile.KernelArrays` named tuple."""
-        return KernelArrays(*(getattr(self, name) for name in KERNEL_FIELDS))
+        return KernelArrays(
+            terms=Terms(ptr=self.term_ptr, vars=self.term_vars, negs=self.term_negs, coef=self.term_coef,
+                        row=self.term_row),
+            by_var=Incidence(term_ptr=self.var_term_ptr, terms=self.var_terms, term_negs=self.var_term_negs,
+                             row_ptr=self.var_row_ptr, rows=self.var_rows),
+            rows=Rows(const=self.row_const, weight=self.row_weight, iv_ptr=self.row_iv_ptr, iv_lo=self.row_iv_lo,
+                      iv_hi=self.row_iv_hi))
 
     # -- states ---------------------------------------------------------------
     def as_states(self, states) -> np.ndarray:

@@ -289,7 +289,9 @@ def _weighted_energy(comp, R, rep):
     """Replica ``rep``'s energy recounted from scratch with its own term coefficients and row weights."""
     from qlib.solvers.core import init_state
 
-    m = comp.kernel_arrays()._replace(term_coef=R.term_weight[rep].copy(), row_weight=R.row_weight[rep].copy())
+    m = comp.kernel_arrays()
+    m = m._replace(terms=m.terms._replace(coef=R.term_weight[rep].copy()),
+                   rows=m.rows._replace(weight=R.row_weight[rep].copy()))
     return init_state(R.x[rep].copy(), np.zeros(comp.term_count, dtype=np.int32), np.zeros(comp.num_rows), m)
 
 
@@ -319,18 +321,18 @@ def test_dynamic_weights_keep_the_energy_a_recount_of_the_weighted_model(smoothi
         K.focused_chunk(m, rows, p, R, book.C, book.news(), R.steps + 37)
         for rep in range(P):
             assert R.energy[rep] == pytest.approx(_weighted_energy(comp, R, rep))
-            assert (R.term_weight[rep] >= m.term_coef - 1e-12).all() and (R.row_weight[rep] >= m.row_weight).all()
-            raised = np.concatenate([np.flatnonzero(R.row_weight[rep] > m.row_weight), comp.num_rows
+            assert (R.term_weight[rep] >= m.terms.coef - 1e-12).all() and (R.row_weight[rep] >= m.rows.weight).all()
+            raised = np.concatenate([np.flatnonzero(R.row_weight[rep] > m.rows.weight), comp.num_rows
                                      + np.flatnonzero(R.term_weight[rep][:comp.num_objective_terms]
-                                                      > m.term_coef[:comp.num_objective_terms])])
+                                                      > m.terms.coef[:comp.num_objective_terms])])
             assert sorted(R.raised_list[rep, :R.raised_count[rep, 0]].tolist()) == raised.tolist()
     if smoothing == (0, 3):
         assert R.smoothing.tolist() == [0, 3] and R.raises[0, 0] == 0 and R.raises[1, 0] > 0
-        assert (R.row_weight[0] == m.row_weight).all() and (R.term_weight[0] == m.term_coef).all()
+        assert (R.row_weight[0] == m.rows.weight).all() and (R.term_weight[0] == m.terms.coef).all()
         return
     assert R.raises[:, 0].min() > 0
     if smoothing == 1000:   # no smoothing yet: only raises, so some weight stands above the model's
-        assert (R.row_weight > m.row_weight).any() or (R.term_weight > m.term_coef).any()
+        assert (R.row_weight > m.rows.weight).any() or (R.term_weight > m.terms.coef).any()
 
 
 def test_dynamic_weights_reach_the_target_and_report_their_raises():

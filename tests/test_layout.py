@@ -216,10 +216,12 @@ def test_every_test_listed_slow_exists():
         assert name in names, f"tests/slow.txt lists {entry}, which does not exist"
 
 
-#: The names a kernel tuple goes by in qlib.solvers (KernelArrays ``m``/``mw``, AnnealArrays ``a``,
-#: QuadArrays ``q``, Replicas ``R``, CutPool ``C``, Params ``p``, CutNews ``news``, RowVars ``rows``,
-#: Walk ``w``): read by field name only.
-KERNEL_TUPLE_NAMES = {"m", "mw", "a", "q", "R", "C", "p", "news", "rows", "w"}
+#: The names a kernel tuple goes by in qlib.solvers (KernelArrays ``m``/``mw``/``terms``, its parts
+#: ``by_var`` and the like, AnnealArrays ``a``, QuadArrays ``q``, Replicas ``R``, CutPool ``C``, Params ``p``,
+#: CutNews ``news``, RowVars ``rows``, Walk ``w``): read by field name only, as are the parts a tuple holds
+#: (``m.terms[0]`` is positional too).
+KERNEL_TUPLE_NAMES = {"m", "mw", "terms", "by_var", "a", "q", "R", "C", "p", "news", "rows", "w"}
+KERNEL_PARTS = {"terms", "by_var", "rows"}
 SOLVER_MODULES = [name for name in MODULES if name.startswith("qlib.solvers") or name == "qlib.compile"]
 
 
@@ -235,16 +237,17 @@ def _positional_reads(tree) -> list[str]:
                  and ast.unparse(n.value.func).split(".")[-1] in ("KernelArrays", "AnnealArrays", "Replicas")}
         names = (params | bound) & KERNEL_TUPLE_NAMES
 
-        def tuple_name(node):
-            return isinstance(node, ast.Name) and node.id in names
+        def tuple_name(node):   # a kernel tuple, or one of the tuples KernelArrays holds
+            return (isinstance(node, ast.Name) and node.id in names) or (
+                isinstance(node, ast.Attribute) and node.attr in KERNEL_PARTS and tuple_name(node.value))
         for node in ast.walk(func):
             if (isinstance(node, ast.Subscript) and tuple_name(node.value)
                     and isinstance(node.slice, ast.Constant) and isinstance(node.slice.value, int)):
                 found.append(f"{func.name}:{node.lineno} {ast.unparse(node)}")
             elif isinstance(node, ast.Assign) and tuple_name(node.value) and isinstance(node.targets[0], ast.Tuple):
-                found.append(f"{func.name}:{node.lineno} unpacks {node.value.id}")
+                found.append(f"{func.name}:{node.lineno} unpacks {ast.unparse(node.value)}")
             elif isinstance(node, ast.Starred) and tuple_name(node.value):
-                found.append(f"{func.name}:{node.lineno} *{node.value.id}")
+                found.append(f"{func.name}:{node.lineno} *{ast.unparse(node.value)}")
     return found
 
 
@@ -255,8 +258,9 @@ def test_kernel_tuples_are_read_by_name():
 
 
 def test_the_positional_check_sees_each_form():
-    tree = ast.parse("def k(m, R, x):\n    a = m[3]\n    t, u = R\n    f(*m)\n    y = x[0]\n    z = m.term_coef\n")
-    assert sorted(s.split()[1] for s in _positional_reads(tree)) == ["*m", "m[3]", "unpacks"]
+    tree = ast.parse("def k(m, R, x):\n    a = m[3]\n    t, u = R\n    f(*m)\n    y = x[0]\n    z = m.terms.coef\n"
+                     "    w = m.rows[1]\n    c, d = m.by_var\n")
+    assert sorted(s.split()[1] for s in _positional_reads(tree)) == ["*m", "m.rows[1]", "m[3]", "unpacks", "unpacks"]
 
 
 def test_no_two_public_solver_functions_share_a_name_with_other_signatures():

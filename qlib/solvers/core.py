@@ -100,9 +100,9 @@ def row_penalty(r, value, row_weight, row_iv_ptr, row_iv_lo, row_iv_hi):
 @njit(cache=True)
 def init_state(x, false_count, lhs, m):
     """Fill ``false_count`` and ``lhs`` for ``x``; return the energy without the offset."""
-    term_ptr, term_vars, term_negs, term_coef = m.term_ptr, m.term_vars, m.term_negs, m.term_coef
-    term_row, row_const, row_weight, row_iv_ptr = m.term_row, m.row_const, m.row_weight, m.row_iv_ptr
-    row_iv_lo, row_iv_hi = m.row_iv_lo, m.row_iv_hi
+    term_ptr, term_vars, term_negs, term_coef = m.terms.ptr, m.terms.vars, m.terms.negs, m.terms.coef
+    term_row, row_const, row_weight, row_iv_ptr = m.terms.row, m.rows.const, m.rows.weight, m.rows.iv_ptr
+    row_iv_lo, row_iv_hi = m.rows.iv_lo, m.rows.iv_hi
     energy = 0.0
     for r in range(row_const.shape[0]):
         lhs[r] = row_const[r]
@@ -126,9 +126,9 @@ def init_state(x, false_count, lhs, m):
 @njit(cache=True, inline="always")
 def flip_delta(v, x, false_count, lhs, row_delta, m):
     """Energy change if ``x[v]`` were flipped.  ``row_delta`` is zeroed scratch (R)."""
-    term_coef, term_row, var_term_ptr, var_terms = m.term_coef, m.term_row, m.var_term_ptr, m.var_terms
-    var_term_negs, var_row_ptr, var_rows, row_weight = m.var_term_negs, m.var_row_ptr, m.var_rows, m.row_weight
-    row_iv_ptr, row_iv_lo, row_iv_hi = m.row_iv_ptr, m.row_iv_lo, m.row_iv_hi
+    term_coef, term_row, var_term_ptr, var_terms = m.terms.coef, m.terms.row, m.by_var.term_ptr, m.by_var.terms
+    var_term_negs, var_row_ptr, var_rows = m.by_var.term_negs, m.by_var.row_ptr, m.by_var.rows
+    row_weight, row_iv_ptr, row_iv_lo, row_iv_hi = m.rows.weight, m.rows.iv_ptr, m.rows.iv_lo, m.rows.iv_hi
     # unsigned indices: numba checks a signed index for a negative (wrap-around) value
     xv = x[v]
     delta = 0.0
@@ -164,8 +164,8 @@ def flip_delta(v, x, false_count, lhs, row_delta, m):
 @njit(cache=True)
 def apply_flip(v, x, false_count, lhs, m):
     """Flip ``x[v]`` and update the term counts and row values."""
-    term_coef, term_row, var_term_ptr, var_terms = m.term_coef, m.term_row, m.var_term_ptr, m.var_terms
-    var_term_negs = m.var_term_negs
+    term_coef, term_row, var_term_ptr, var_terms = m.terms.coef, m.terms.row, m.by_var.term_ptr, m.by_var.terms
+    var_term_negs = m.by_var.term_negs
     xv = x[v]
     k, end = np.uintp(var_term_ptr[v]), np.uintp(var_term_ptr[v + 1])   # unsigned, as in flip_delta
     while k < end:

@@ -19,6 +19,7 @@ import warnings
 import numpy as np
 
 __all__ = ["device_kind", "is_available", "device_name", "require_device", "quiet_overflow", "to_device",
+           "tuple_to_device",
            "device_empty", "device_copy", "DeviceChunks"]
 
 
@@ -82,6 +83,19 @@ def to_device(array):
     except ImportError:
         return cuda.to_device(array)
     return cuda.as_cuda_array(cupy.asarray(array))
+
+
+def tuple_to_device(arrays, send=None):
+    """A named tuple of arrays (nested ones too, as :class:`~qlib.compile.KernelArrays`) with every NumPy array
+    on the device: ``send(array, path)`` (``path`` the field's, as "terms.ptr"), by default
+    :func:`to_device`; scalars stay as they are."""
+    def move(value, path):
+        if hasattr(value, "_fields"):
+            return type(value)(*(move(x, f"{path}.{name}" if path else name) for name, x in zip(value._fields, value)))
+        if isinstance(value, np.ndarray):
+            return to_device(value) if send is None else send(value, path)
+        return value
+    return move(arrays, "")
 
 
 def device_empty(shape, dtype):

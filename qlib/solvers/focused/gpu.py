@@ -12,7 +12,7 @@ import time
 import numpy as np
 
 from ..device import (DeviceChunks, device_copy, device_empty, device_kind, device_name, quiet_overflow,
-                      require_device)
+                      require_device, tuple_to_device)
 from ..start import check_focused_stop, start, time_left
 from .driver import run_focused, warmup_cuts
 from .kernel import WAITING, Replicas
@@ -95,8 +95,7 @@ class FocusedChunkGPU(DeviceChunks):
             self.launches += 1
             return 0
         t0 = time.perf_counter()
-        dev_m = type(m)(*(self._device("m", str(k), x, False) if isinstance(x, np.ndarray) else x
-                          for k, x in enumerate(m)))
+        dev_m = tuple_to_device(m, lambda x, path: self._device("m", path, x, False))
         dev_rows = type(rows)(*(self._device("rows", name, x, False) for name, x in zip(rows._fields, rows)))
         dev_R = type(R)(*(self._device("R", name, x, name in Replicas.SENT) for name, x in zip(R._fields, R)))
         dev_C = self._pool(C)

@@ -22,7 +22,7 @@ from typing import NamedTuple
 import numpy as np
 from numba import njit, prange
 
-from ...compile import KernelArrays
+from ...compile import Incidence, KernelArrays, Rows, Terms
 from ..core import apply_flip, flip_delta, init_state, rng_below, rng_uniform, row_penalty
 
 EPS = 1e-9
@@ -209,9 +209,9 @@ def _flip(rep, v, row, m, R, C, num_obj):
     ``row`` is ``(x, false_count, lhs)``: replica ``rep``'s rows of ``R``, taken once per chunk by the caller.
     """
     x, fc, lhs = row
-    term_coef, var_term_ptr, var_terms, var_row_ptr = m.term_coef, m.var_term_ptr, m.var_terms, m.var_row_ptr
-    var_rows, row_weight, row_iv_ptr, row_iv_lo = m.var_rows, m.row_weight, m.row_iv_ptr, m.row_iv_lo
-    row_iv_hi = m.row_iv_hi
+    term_coef, var_term_ptr, var_terms, var_row_ptr = m.terms.coef, m.by_var.term_ptr, m.by_var.terms, m.by_var.row_ptr
+    var_rows, row_weight, row_iv_ptr, row_iv_lo = m.by_var.rows, m.rows.weight, m.rows.iv_ptr, m.rows.iv_lo
+    row_iv_hi = m.rows.iv_hi
     num_rows = row_weight.shape[0]
     bad_list, bad_pos, bad_count = R.bad_list[rep], R.bad_pos[rep], R.bad_count[rep]
     apply_flip(v, x, fc, lhs, m)
@@ -279,10 +279,10 @@ def raise_weights(rep, m, mw, R, lhs, num_obj, smoothing):
     their fixed weight.  The raised components form an indexed set, so that smoothing costs what was
     raised, not the model's size.
     """
-    base_coef, base_row = m.term_coef, m.row_weight
+    base_coef, base_row = m.terms.coef, m.rows.weight
     num_rows = base_row.shape[0]
-    term_weight, row_weight = mw.term_coef, mw.row_weight
-    row_iv_ptr, row_iv_lo, row_iv_hi = m.row_iv_ptr, m.row_iv_lo, m.row_iv_hi
+    term_weight, row_weight = mw.terms.coef, mw.rows.weight
+    row_iv_ptr, row_iv_lo, row_iv_hi = m.rows.iv_ptr, m.rows.iv_lo, m.rows.iv_hi
     raised_list, raised_pos, raised_count = R.raised_list[rep], R.raised_pos[rep], R.raised_count[rep]
     change = 0.0
     for i in range(R.bad_count[rep, 0]):
@@ -331,10 +331,17 @@ def focused_chunk(m, rows, p, R, C, news, end_steps):
     function (WAITING); its state stays in ``R`` for the driver to read.
     """
     status = R.status
+    # A prange takes no named tuple of named tuples, and rebuilds the named tuples it takes from their
+    # constructor calls: the model goes in by its parts, each made here, and each replica puts it together.
+    t, v, r = m.terms, m.by_var, m.rows
+    terms = Terms(ptr=t.ptr, vars=t.vars, negs=t.negs, coef=t.coef, row=t.row)
+    by_var = Incidence(term_ptr=v.term_ptr, terms=v.terms, term_negs=v.term_negs, row_ptr=v.row_ptr, rows=v.rows)
+    model_rows = Rows(const=r.const, weight=r.weight, iv_ptr=r.iv_ptr, iv_lo=r.iv_lo, iv_hi=r.iv_hi)
     for rep in prange(R.x.shape[0]):
         if status[rep] != RUNNING:
             continue
-        replica_steps(rep, m, rows, p, R, C, news, end_steps[rep])
+        replica_steps(rep, KernelArrays(terms=terms, by_var=by_var, rows=model_rows), rows, p, R, C, news,
+                      end_steps[rep])
     return 0
 
 
@@ -350,13 +357,13 @@ def replica_steps(rep, m, rows, p, R, C, news, end):
     this very code as a CUDA device function (:mod:`qlib.solvers.gpu_kernel`).
     """
     n = R.x.shape[1]
-    num_rows = m.row_weight.shape[0]
+    num_rows = m.rows.weight.shape[0]
     num_obj = p.num_objective
     mw = KernelArrays(   # the model as this replica weighs it
-        term_ptr=m.term_ptr, term_vars=m.term_vars, term_negs=m.term_negs, term_coef=R.term_weight[rep],
-        term_row=m.term_row, var_term_ptr=m.var_term_ptr, var_terms=m.var_terms, var_term_negs=m.var_term_negs,
-        var_row_ptr=m.var_row_ptr, var_rows=m.var_rows, row_const=m.row_const, row_weight=R.row_weight[rep],
-        row_iv_ptr=m.row_iv_ptr, row_iv_lo=m.row_iv_lo, row_iv_hi=m.row_iv_hi)
+        terms=Terms(ptr=m.terms.ptr, vars=m.terms.vars, negs=m.terms.negs, coef=R.term_weight[rep], row=m.terms.row),
+        by_var=m.by_var,
+        rows=Rows(const=m.rows.const, weight=R.row_weight[rep], iv_ptr=m.rows.iv_ptr, iv_lo=m.rows.iv_lo,
+                  iv_hi=m.rows.iv_hi))
     has_separation = p.has_separation
     num_base = num_rows + num_obj
     take_cuts(rep, news.cuts, news.ptr[rep], news.ptr[rep + 1], R, C, p.cut_weight, num_base)
@@ -365,7 +372,7 @@ def replica_steps(rep, m, rows, p, R, C, news, end):
         R.folded[rep] = p.fold_generation
     energies, steps, since, status = R.energy, R.steps, R.since_separation, R.status
     best_energy, best_x, tabu, bad_list, bad_count = R.best_energy, R.best_x, R.tabu, R.bad_list, R.bad_count
-    term_ptr, term_vars = mw.term_ptr, mw.term_vars
+    term_ptr, term_vars = mw.terms.ptr, mw.terms.vars
     smoothing = R.smoothing[rep]
     x = R.x[rep]
     fc = R.false_count[rep]
@@ -489,8 +496,8 @@ def take_cuts_all(cuts, R, C, weight, num_base):
 @njit(cache=True)
 def init_replicas(m, num_obj, R):
     """Energies, term counts, row values and bad sets of fresh replicas (no cut taken yet)."""
-    term_coef = m.term_coef
-    row_weight, row_iv_ptr, row_iv_lo, row_iv_hi = m.row_weight, m.row_iv_ptr, m.row_iv_lo, m.row_iv_hi
+    term_coef = m.terms.coef
+    row_weight, row_iv_ptr, row_iv_lo, row_iv_hi = m.rows.weight, m.rows.iv_ptr, m.rows.iv_lo, m.rows.iv_hi
     num_rows = row_weight.shape[0]
     for rep in range(R.x.shape[0]):
         R.energy[rep] = init_state(R.x[rep], R.false_count[rep], R.lhs[rep], m)

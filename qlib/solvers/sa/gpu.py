@@ -9,9 +9,8 @@ from __future__ import annotations
 
 import time
 
-import numpy as np
-
-from ..device import DeviceChunks, device_kind, device_name, quiet_overflow, require_device, to_device
+from ..device import (DeviceChunks, device_kind, device_name, quiet_overflow, require_device, to_device,
+                      tuple_to_device)
 from ..start import start, time_left
 from .driver import choose_kernel, run_sa
 from .kernel import AnnealArrays
@@ -38,7 +37,7 @@ def gpu_round(quad, cached, terms, a, betas, lo, target, threads_per_block=128):
         with quiet_overflow():
             kernel[blocks, threads_per_block](m, a, betas, lo, target)
         return
-    dev_m = type(m)(*(to_device(x) if isinstance(x, np.ndarray) else x for x in m))   # scalars stay
+    dev_m = tuple_to_device(m)   # scalars stay
     dev_a = type(a)(*(to_device(x) for x in a))
     kernel[blocks, threads_per_block](dev_m, dev_a, to_device(betas), lo, target)
     for host, dev in zip(a, dev_a):
@@ -78,7 +77,7 @@ class AnnealRoundGPU(DeviceChunks):
         kernel, m = (anneal_kernel, terms) if quad is None else (anneal_kernel_quadratic, quad)
         t0 = time.perf_counter()
         if self._model is None or self._model[0] is not m:
-            self._model = (m, type(m)(*(to_device(x) if isinstance(x, np.ndarray) else x for x in m)))
+            self._model = (m, tuple_to_device(m))
         if self._arrays is None or self._arrays[0] is not a:
             self._arrays = (a, type(a)(*(to_device(x) for x in a)))
         elif lo == 0:

@@ -40,6 +40,7 @@ from typing import NamedTuple
 import numpy as np
 from numba import njit, prange
 
+from ...compile import KernelArrays
 from ..core import accept, apply_flip, flip_delta, init_state, uniform_of, xorshift_step
 from .local_field import fill_deltas, fill_fields, flip_cached, flip_dense, flip_fields
 
@@ -146,11 +147,45 @@ def anneal_replica(rep, quad, cached, terms, a, betas, lo, target):
     a.hit[rep] = when
 
 
-@njit(cache=True, parallel=True)
+@njit(cache=True)
 def anneal_round(quad, cached, terms, a, betas, lo, target):
-    """Sweeps ``lo`` to ``lo + len(betas)`` of every replica's annealing run, in parallel on the CPU cores."""
+    """Sweeps ``lo`` to ``lo + len(betas)`` of every replica's annealing run, in parallel on the CPU cores.
+
+    A prange takes no named tuple of named tuples (numba's parallel loop flattens one level), so a
+    :class:`~qlib.compile.KernelArrays` goes to the parallel loop by its parts, and each replica puts it
+    back together."""
+    if quad is not None:
+        _round_quad(quad, a, betas, lo, target)
+    elif cached is not None:
+        _round_parts(cached.terms, cached.by_var, cached.rows, True, a, betas, lo, target)
+    elif terms is not None:
+        _round_parts(terms.terms, terms.by_var, terms.rows, False, a, betas, lo, target)
+
+
+@njit(cache=True, parallel=True)
+def _round_quad(quad, a, betas, lo, target):
     for rep in prange(a.x.shape[0]):
-        anneal_replica(rep, quad, cached, terms, a, betas, lo, target)
+        _replica_quad(rep, quad, a, betas, lo, target)
+
+
+@njit(cache=True, parallel=True)
+def _round_parts(t, by_var, rows, cached, a, betas, lo, target):
+    for rep in prange(a.x.shape[0]):
+        _replica_model(rep, KernelArrays(terms=t, by_var=by_var, rows=rows), cached, a, betas, lo, target)
+
+
+@njit(cache=True)
+def _replica_quad(rep, quad, a, betas, lo, target):
+    anneal_replica(rep, quad, None, None, a, betas, lo, target)
+
+
+@njit(cache=True)
+def _replica_model(rep, m, cached, a, betas, lo, target):
+    """One replica's sweeps on the model ``m``, read as the cached-delta form (``cached``) or the general one."""
+    if cached:
+        anneal_replica(rep, None, m, None, a, betas, lo, target)
+    else:
+        anneal_replica(rep, None, None, m, a, betas, lo, target)
 
 
 @njit(cache=True)

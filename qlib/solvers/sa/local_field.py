@@ -228,8 +228,8 @@ def has_rows(compiled) -> bool:
 def flip_cached(v, x, fc, g, m):
     """Flip ``x[v]``: update the terms' false counts and the cached deltas ``g`` of their variables.
     (Unsigned indices, as in :func:`flip_fields`.)"""
-    term_ptr, term_vars, term_negs, term_coef = m.term_ptr, m.term_vars, m.term_negs, m.term_coef
-    var_term_ptr, var_terms, var_term_negs = m.var_term_ptr, m.var_terms, m.var_term_negs
+    term_ptr, term_vars, term_negs, term_coef = m.terms.ptr, m.terms.vars, m.terms.negs, m.terms.coef
+    var_term_ptr, var_terms, var_term_negs = m.by_var.term_ptr, m.by_var.terms, m.by_var.term_negs
     v = np.uintp(v)
     xv = x[v]
     k, end = np.uintp(var_term_ptr[v]), np.uintp(var_term_ptr[v + _1])
