@@ -119,7 +119,7 @@ class Solution:
 def make_sampleset(states, labels, vartype, energy, info=None, **vectors):
     """A ``dimod.SampleSet`` of ``states`` (one row each, over ``labels``; ``vartype`` "BINARY" or "SPIN")
     with ``energy``, ``info`` and any per-row ``vectors``: the one place qlib makes one
-    (:meth:`Solution.to_sampleset`, :class:`qlib.dimod.QlibSampler`); needs ``dimod``."""
+    (:meth:`qlib.Solution.to_sampleset`, :class:`qlib.dimod.QlibSampler`); needs ``dimod``."""
     import dimod
 
     out = dimod.SampleSet.from_samples((states, labels), dimod.as_vartype(vartype), energy=energy, **vectors)
