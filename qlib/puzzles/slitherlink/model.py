@@ -183,27 +183,27 @@ def _build_cells(board: Board, use_presolve, deadline=None) -> SlitherlinkModel:
     literal = np.empty(R * C, dtype=object)   # each cell's value: a constant, a class variable or its negation
     for k in range(R * C):
         cls, par = int(pre.cell_class[k]), int(pre.cell_parity[k])
-        literal[k] = _constant(par) if cls < 0 else (~class_vars[cls] if par else class_vars[cls])
+        literal[k] = Expr.constant(par) if cls < 0 else (~class_vars[cls] if par else class_vars[cls])
     # the same cells as literal codes (2 * variable id + negation) or constants (-1, -2: 0, 1), for the
     # expressions below, built term by term: the terms (and their order) that the arithmetic on
     # ``literal`` gives, at a fraction of its cost on a large board
     ids = np.array([v.id for v in class_vars] + [0], dtype=np.int64)   # (the outside's class reads the last)
     cls = pre.cell_class
-    code = np.where(cls < 0, -1 - pre.cell_parity.astype(np.int64), 2 * ids[cls] + pre.cell_parity)
-    code = [int(c) for c in code]
+    codes = np.where(cls < 0, -1 - pre.cell_parity.astype(np.int64), 2 * ids[cls] + pre.cell_parity)
+    code = codes.tolist()
     edges = np.empty(g.num_edges, dtype=object)
     edges[:] = [_every(k, deadline) or _xor(a, b, code, cls) for k, (a, b) in enumerate(edge_sides(board).tolist())]
     items = []
     for k, (i, j, n) in enumerate(board.clue_cells):
         _every(k, deadline)
-        lhs = _sum([edges[e] for e in g.cell_edges[i * C + j]])
+        lhs = qlib.sum([edges[e] for e in g.cell_edges[i * C + j]])
         if lhs.degree == 0:   # decided by the presolve (broken only when it proved the board infeasible)
             if lhs.constant_term != n and pre.status == "open":
                 raise AssertionError(f"presolve left clue ({i},{j}) broken; this is a bug")
             continue
         items.append(qlib.cons(lhs == n, label=f"clue ({i},{j})"))
     cell = literal.reshape(R, C)
-    objective = qlib.sum(_checkerboards(np.array(code, dtype=np.int64).reshape(R, C), deadline)).simplify_as_binary()
+    objective = qlib.sum(_checkerboards(codes.reshape(R, C), deadline)).simplify_as_binary()
     nh = (R + 1) * C
     h = edges[:nh].reshape(R + 1, C)
     v = edges[nh:].reshape(R, C + 1)
@@ -216,31 +216,16 @@ def _xor(a: int, b: int, code: list, cls: np.ndarray) -> Expr:
     values, with its terms in the order that arithmetic gives them.  ``code``: each cell's literal code,
     or -1 / -2 for the constants 0 / 1."""
     if a >= 0 and b >= 0 and cls[a] == cls[b]:
-        return _constant((code[a] ^ code[b]) & 1 if code[a] >= 0 else code[a] != code[b])
+        return Expr.constant((code[a] ^ code[b]) & 1 if code[a] >= 0 else code[a] != code[b])
     la = -1 if a < 0 else code[a]
     lb = -1 if b < 0 else code[b]
     if la < 0 and lb < 0:
-        return _constant(la != lb)
+        return Expr.constant(la != lb)
     if la < 0:
         return Expr({(lb,): 1} if la == -1 else {(): 1, (lb,): -1})
     if lb < 0:
         return Expr({(la,): 1} if lb == -1 else {(la,): -1, (): 1})
     return Expr({(la,): 1, (lb,): 1, (min(la, lb), max(la, lb)): -2})
-
-
-def _constant(value) -> Expr:
-    """The constant 0 or 1 (``Expr.constant`` without its checks)."""
-    return Expr({(): 1}) if value else Expr()
-
-
-def _sum(parts: list) -> Expr:
-    """``qlib.sum`` of expressions whose coefficients are small integers (no checks): the same terms in the
-    same order."""
-    terms: dict = {}
-    for part in parts:
-        for t, c in part.terms.items():
-            terms[t] = terms.get(t, 0) + c
-    return Expr({t: c for t, c in terms.items() if c})
 
 
 def _checkerboards(code: np.ndarray, deadline=None) -> list:

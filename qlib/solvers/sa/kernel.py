@@ -165,27 +165,17 @@ def anneal_round(quad, cached, terms, a, betas, lo, target):
 @njit(cache=True, parallel=True)
 def _round_quad(quad, a, betas, lo, target):
     for rep in prange(a.x.shape[0]):
-        _replica_quad(rep, quad, a, betas, lo, target)
+        anneal_replica(rep, quad, None, None, a, betas, lo, target)
 
 
 @njit(cache=True, parallel=True)
 def _round_parts(t, by_var, rows, cached, a, betas, lo, target):
     for rep in prange(a.x.shape[0]):
-        _replica_model(rep, KernelArrays(terms=t, by_var=by_var, rows=rows), cached, a, betas, lo, target)
-
-
-@njit(cache=True)
-def _replica_quad(rep, quad, a, betas, lo, target):
-    anneal_replica(rep, quad, None, None, a, betas, lo, target)
-
-
-@njit(cache=True)
-def _replica_model(rep, m, cached, a, betas, lo, target):
-    """One replica's sweeps on the model ``m``, read as the cached-delta form (``cached``) or the general one."""
-    if cached:
-        anneal_replica(rep, None, m, None, a, betas, lo, target)
-    else:
-        anneal_replica(rep, None, None, m, a, betas, lo, target)
+        m = KernelArrays(terms=t, by_var=by_var, rows=rows)
+        if cached:
+            anneal_replica(rep, None, m, None, a, betas, lo, target)
+        else:
+            anneal_replica(rep, None, None, m, a, betas, lo, target)
 
 
 @njit(cache=True)
