@@ -3,7 +3,7 @@
     apt-get install sgt-puzzles                                      # once (make bench-deps does it)
     .venv/bin/python benchmarks/make_boards.py                      # every family (~27 min, see below)
     .venv/bin/python benchmarks/make_boards.py --only loopy pattern random webpbn   # the quick ones (~6 min)
-    .venv/bin/python benchmarks/make_boards.py --only qlib --sizes 30                # one qlib board
+    .venv/bin/python benchmarks/make_boards.py --only qlib --sizes 30 --qlib-seeds 2   # one qlib board
     .venv/bin/python benchmarks/make_boards.py --check               # re-prove the boards listed
 
 Families (``--only``):
@@ -13,8 +13,8 @@ Families (``--only``):
   ``sgt-loopy --generate 1 'WxHt0dh#SEED'``, kept as the game ID
   (``loopy-WxH-dh-sSEED.loopy``, which ``slitherlink.parse`` reads).
 * ``qlib``: minimal-clue Slitherlink from qlib's generator,
-  ``generate(N, N, 1, keep=0.0, max_nodes=...)`` at 20x20, 30x30, 40x40, 50x50, written with
-  ``to_text()`` (``qlibgen-NxN-s1.txt``).  Every clue is tried for removal; a removal
+  ``generate(N, N, SEED, keep=0.0, max_nodes=...)`` at 20x20, 30x30, 40x40, 50x50, seeds 1-3,
+  written with ``to_text()`` (``qlibgen-NxN-sSEED.txt``).  Every clue is tried for removal; a removal
   whose check stops at ``max_nodes`` search nodes (status unknown) keeps its clue, so
   the boards are minimal only up to that cap (the manifest counts those clues).
 * ``pattern``: Nonograms from sgt-puzzles' Pattern, 15x15 to 50x50, seeds 1 and 2:
@@ -83,7 +83,8 @@ PATTERN_SEEDS = (1, 2)
 RANDOM_SEEDS = tuple(range(10))
 RANDOM_SIZE = 30
 QLIB_SIZES = (20, 30, 40, 50)
-QLIB_SEED = 1
+#: Seeds of qlib's generator: three boards a size.
+QLIB_SEEDS = (1, 2, 3)
 #: max_nodes of qlib's generator per size: the search-node cap of each removal check (and 4x
 #: that for the final recount).  The default, 2_000_000, takes far more than the budget here.
 QLIB_MAX_NODES = {20: 20_000, 30: 20_000, 40: 20_000, 50: 20_000}
@@ -202,25 +203,25 @@ def make_loopy(sizes, log, rect_sizes=None) -> list[dict]:
     return out
 
 
-def make_qlib(sizes, log) -> list[dict]:
+def make_qlib(sizes, seeds, log) -> list[dict]:
     from qlib.puzzles.slitherlink import UnverifiedBoardError, count_solutions, generate
 
     out = []
-    for n in sizes:
+    for n, seed in ((n, seed) for n in sizes for seed in seeds):
         max_nodes = QLIB_MAX_NODES.get(n, 20_000)
-        call = f"qlib.puzzles.slitherlink.generate({n}, {n}, {QLIB_SEED}, keep=0.0, max_nodes={max_nodes})"
+        call = f"qlib.puzzles.slitherlink.generate({n}, {n}, {seed}, keep=0.0, max_nodes={max_nodes})"
         progress = []
         t, cpu = time.perf_counter(), time.process_time()
         verified = True
         try:
-            board, _ = generate(n, n, QLIB_SEED, keep=0.0, max_nodes=max_nodes, log=progress.append)
+            board, _ = generate(n, n, seed, keep=0.0, max_nodes=max_nodes, log=progress.append)
         except UnverifiedBoardError as exc:  # the recount hit its cap: the SAT proof below decides
             board = exc.board
             verified = False
         seconds, cpu = time.perf_counter() - t, time.process_time() - cpu
-        name = f"qlibgen-{n}x{n}-s{QLIB_SEED}.txt"
+        name = f"qlibgen-{n}x{n}-s{seed}.txt"
         (BOARDS / name).write_text(board.to_text())
-        entry = dict(file=name, puzzle="slitherlink", family="qlib", rows=n, cols=n, seed=QLIB_SEED, command=call,
+        entry = dict(file=name, puzzle="slitherlink", family="qlib", rows=n, cols=n, seed=seed, command=call,
                      source="qlib's generator: a random loop, every clue tried for removal (minimal-clue up to "
                             f"max_nodes={max_nodes} per check)",
                      clues=len(board.clue_cells), generate_seconds=round(seconds, 1),
@@ -400,6 +401,7 @@ def main(argv=None):
     p = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     p.add_argument("--only", nargs="*", choices=FAMILIES, help="families to (re)make (default: all)")
     p.add_argument("--sizes", type=int, nargs="*", help="sizes of the loopy, qlib and pattern families to make")
+    p.add_argument("--qlib-seeds", type=int, nargs="*", help=f"seeds of the qlib family to make (default: {QLIB_SEEDS})")
     p.add_argument("--check", action="store_true", help="re-prove every board of the manifest and exit")
     args = p.parse_args(argv)
     BOARDS.mkdir(parents=True, exist_ok=True)
@@ -420,7 +422,7 @@ def main(argv=None):
         if family == "loopy":
             entries = make_loopy(sizes(LOOPY_SIZES), log, args.sizes)
         elif family == "qlib":
-            entries = make_qlib(sizes(QLIB_SIZES), log)
+            entries = make_qlib(sizes(QLIB_SIZES), args.qlib_seeds or QLIB_SEEDS, log)
         elif family == "pattern":
             entries = make_pattern(sizes(PATTERN_SIZES), log)
         elif family == "random":

@@ -9,6 +9,7 @@ exact references, and it may claim "no answer" only when the presolve proves it.
 from __future__ import annotations
 
 import json
+import os
 import subprocess
 import sys
 from pathlib import Path
@@ -253,6 +254,33 @@ def test_cuts_shortened_in_threads_are_those_one_thread_shortens():
     assert len(pairs) >= 6 and any(len(k) < len(c) for k, (c, _) in zip(alone, pairs))
     assert all(np.array_equal(a, b) for a, b in zip(alone, together))
     assert all(np.array_equal(a, b) for s in states for a, b in zip(before[:4], s.rules[:4]))   # st, pt, cl, uf
+
+
+def _shorten_in_child(pairs, queue):
+    """A forked child's shortening (the parent's helper threads are not in it)."""
+    board = sl.parse(qlib.data_path("slitherlink-30x30-gen-s1.txt"))
+    state = sl.build_model(board, "cells", presolve=True).presolve.state
+    queue.put([k.tolist() for k in counter.shortest_refuted_each([state, counter.copy_state(state)], pairs)])
+
+
+@pytest.mark.skipif(not hasattr(os, "fork"), reason="needs fork")
+def test_a_forked_child_shortens_with_helpers_of_its_own():
+    """The helper threads belong to the process that made them: a child forked after the parent used them
+    makes its own, and its cuts are the parent's."""
+    import multiprocessing
+
+    board = sl.parse(qlib.data_path("slitherlink-30x30-gen-s1.txt"))
+    sm = sl.build_model(board, "cells", presolve=True)
+    pairs = [region for loop in _wrong_loops(board, [], 4) for region in sl.formulation._loop_regions(sm, loop)]
+    state = sm.presolve.state
+    here = counter.shortest_refuted_each([state, counter.copy_state(state)], pairs)   # the parent's helpers start
+    ctx = multiprocessing.get_context("fork")
+    queue = ctx.Queue()
+    child = ctx.Process(target=_shorten_in_child, args=(pairs, queue))
+    child.start()
+    there = queue.get(timeout=120)
+    child.join(timeout=30)
+    assert child.exitcode == 0 and [k.tolist() for k in here] == there
 
 
 def _ring_reference(board, loop, colour):

@@ -22,8 +22,9 @@ from __future__ import annotations
 
 import itertools
 import math
-import threading
+import os
 import time
+from concurrent.futures import ThreadPoolExecutor
 from typing import NamedTuple
 
 import numpy as np
@@ -318,17 +319,28 @@ def shortest_refuted_each(states, pairs, *, connect: bool = True) -> list:
         except BaseException as err:   # re-raised in the caller's thread
             errors.append(err)
 
-    threads = [threading.Thread(target=work, args=(t,), daemon=True) for t in range(1, used)]
-    for thread in threads:
-        thread.start()
+    helpers = [_helpers(used - 1).submit(work, t) for t in range(1, used)]
     try:
         work(0)
     finally:
-        for thread in threads:
-            thread.join()
+        for helper in helpers:
+            helper.result()
     if errors:
         raise errors[0]
     return out
+
+
+_HELPERS: dict = {}
+
+
+def _helpers(n: int) -> ThreadPoolExecutor:
+    """``n`` threads that stay for the process's life (a shortening takes a millisecond or so, and starting a
+    thread for it costs as much), one pool per process: a forked child makes its own."""
+    key = (os.getpid(), n)
+    pool = _HELPERS.get(key)
+    if pool is None:
+        pool = _HELPERS[key] = ThreadPoolExecutor(max_workers=n, thread_name_prefix="qlib-shorten")
+    return pool
 
 
 def _cell_values(state, cells, values):
