@@ -121,7 +121,7 @@ def _timings(result) -> dict:
 
 
 #: Who proved "no answer", by the result's found_by.
-_PROVERS = {"presolve": "the presolve", "propagation": "propagation", "sat": "SAT (CaDiCaL)",
+_PROVERS = {"presolve": "the presolve", "sat": "SAT (CaDiCaL)",
             "backtrack": "backtracking", "search": "the exhaustive model search"}
 
 

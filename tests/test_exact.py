@@ -41,7 +41,7 @@ def test_shipped_board_unique_both_ways(name):
     assert isinstance(res, ExactResult) and res.status == "solved" and res.solved
     assert res.mask.dtype == np.uint8 and res.mask.shape == (board.grid.num_edges,)
     assert ok(board, res.mask)
-    assert res.iterations >= 1 and 0 < res.seconds < 60
+    assert res.iterations >= 1 and res.seconds > 0
     assert res.iterations == 1 or res.loop_clauses >= 1   # a second SAT call follows only new loop clauses
     count, status, masks = count_exact(board, limit=2, time_limit=60)
     assert (count, status) == (1, "exact")

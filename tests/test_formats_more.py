@@ -474,7 +474,7 @@ def run(*args, stdin=None):
 
 
 @pytest.mark.parametrize("puzzle, text, prover", [
-    ("nonogram", "width 3\nheight 1\nrows\n1,1\ncolumns\n1\n1\n0\n", "propagation proved that no grid"),
+    ("nonogram", "width 3\nheight 1\nrows\n1,1\ncolumns\n1\n1\n0\n", "the presolve proved that no grid"),
     ("slitherlink", "33\n33\n", "the presolve proved that no drawing"),
 ])
 def test_check_unique_after_a_proof_of_no_answer_says_no_answer(puzzle, text, prover):

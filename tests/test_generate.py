@@ -164,11 +164,25 @@ def test_generate_dense():
         sl.generate_dense(8, 8, 3, fraction=1.5)
 
 
-def test_limits_give_unknown():
+class _TickingClock:
+    """A stand-in for the ``time`` module whose clock moves ``tick`` seconds at every reading."""
+
+    def __init__(self, tick):
+        self.now, self.tick = 1000.0, tick
+
+    def perf_counter(self):
+        self.now += self.tick
+        return self.now
+
+
+def test_limits_give_unknown(monkeypatch):
     board = empty(30, 30)
+    clock = _TickingClock(0.002)
+    monkeypatch.setattr(counter, "time", clock)   # the counter's clock, as the test sets it
     res = sl.count_solutions(board, limit=10**9, time_limit=0.01)
     assert res.status == "unknown" and res.value == "unknown" and res.stop_reason == "time_limit"
-    assert res.seconds < 5
+    assert 0.01 <= res.seconds <= 0.01 + 3 * clock.tick   # it stopped at the first reading past the deadline
+    monkeypatch.undo()
     res = sl.count_solutions(board, limit=10**9, max_nodes=100, time_limit=None)
     assert res.value == "unknown" and res.stop_reason == "max_nodes"
     res = sl.count_solutions(board, limit=10**9, max_nodes=5000, time_limit=None, probe_depth=-1)

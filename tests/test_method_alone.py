@@ -125,7 +125,7 @@ def test_the_command_line_runs_the_method_alone():
                           capture_output=True, text=True, timeout=300)
     assert nono.returncode == 0, nono.stderr
     data = json.loads(nono.stdout)
-    assert data["status"] == "solved" and data["method"] == "auto" and data["found_by"] == "propagation"
+    assert data["status"] == "solved" and data["method"] == "auto" and data["found_by"] == "presolve"
     source = subprocess.run([sys.executable, "-m", "qlib", "solve", "nonogram",
                              str(qlib.data_path("nonogram-15x15-qbpp-logo.non")), "--no-complete", "--method",
                              "search", "--json", "--seed", "1"], capture_output=True, text=True, timeout=300)

@@ -276,15 +276,15 @@ def test_solve_logo_by_model_search(form):
 def test_solve_logo_by_default():
     result = ng.solve(LOGO_FILE, seed=1, time_limit=60)
     assert result.method == "auto" and result.formulation == "cons"
-    assert (result.status, result.stop_reason, result.found_by) == ("solved", "answer", "propagation")
+    assert (result.status, result.stop_reason, result.found_by) == ("solved", "answer", "presolve")
     assert result.grid == LOGO_ANSWER and ng.check(LOGO_FILE, result.grid) == []
     assert result.decided == 1.0 and result.var_count == 0 and result.energy == 0
     # the answer as a state of the full model, built on demand: energy 0 there
-    assert result.solution.energy == 0 and result.solution.info["algorithm"] == "propagation"
+    assert result.solution.energy == 0 and result.solution.info["algorithm"] == "presolve"
     assert result.solution.compiled.var_count == 437
     # a form other than the default asks for the model search
     assert ng.solve(LOGO_FILE, formulation="qubo", seed=1).method == "search"
-    assert ng.solve(LOGO_FILE, formulation="qubo", method="auto", seed=1).found_by == "propagation"
+    assert ng.solve(LOGO_FILE, formulation="qubo", method="auto", seed=1).found_by == "presolve"
 
 
 @pytest.mark.parametrize("answer", [SMALL_3x3, SMALL_4x4])
@@ -327,7 +327,7 @@ def test_unsolvable_puzzle_reports_unsolved():
     assert all_solutions(puzzle) == []
     result = ng.solve(puzzle, backend="cpu", seed=0, time_limit=1)
     assert result.status == "unsolved" and result.grid is None
-    assert (result.stop_reason, result.found_by) == ("no_answer", "propagation")   # a proof, with no search
+    assert (result.stop_reason, result.found_by) == ("no_answer", "presolve")   # a proof, with no search
     assert result.var_count == 0 and result.timings["search_seconds"] == result.timings["complete_seconds"] == 0
     # the model search alone cannot prove it: it runs out of time at energy > 0
     searched = ng.solve(puzzle, method="search", backend="cpu", seed=0, time_limit=0.5)

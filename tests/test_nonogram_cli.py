@@ -26,7 +26,7 @@ def test_json_says_why_it_stopped_and_who_found_it():
     assert out.returncode == 0, out.stderr
     data = json.loads(out.stdout)
     assert (data["status"], data["stop_reason"], data["found_by"], data["method"]) == \
-        ("solved", "answer", "propagation", "auto")
+        ("solved", "answer", "presolve", "auto")
     assert data["unique"] is True and data["goal_matches"] is True and data["decided"] == 1.0
     searched = json.loads(run(str(qlib.data_path("nonogram-15x15-qbpp-logo.non")), "--json", "--seed", "1",
                               "--method", "search").stdout)
@@ -37,11 +37,11 @@ def test_json_says_why_it_stopped_and_who_found_it():
 def test_no_answer_is_said_and_exits_1():
     out = run("-", "--check-unique", stdin=NO_ANSWER)
     assert out.returncode == 1, out.stderr
-    assert "no answer: propagation proved that no grid satisfies every clue" in out.stdout
+    assert "no answer: the presolve proved that no grid satisfies every clue" in out.stdout
     assert "unique: unknown" not in out.stdout and out.stdout.startswith("unsolved (no_answer")
     data = json.loads(run("-", "--json", stdin=NO_ANSWER).stdout)
     assert (data["status"], data["stop_reason"], data["found_by"], data["grid"]) == \
-        ("unsolved", "no_answer", "propagation", None)
+        ("unsolved", "no_answer", "presolve", None)
 
 
 def test_game_ids_as_the_file_and_on_stdin():

@@ -126,7 +126,7 @@ def test_bella_image_needs_probing_and_is_unique():
     engine.presolve(time.perf_counter() + 10, probing=False)
     assert engine.undecided == 16   # no line alone decides a cell
     result = ng.solve(puzzle, seed=0, check_unique=True, complete="backtrack")   # probing before the search
-    assert (result.status, result.found_by, result.unique) == ("solved", "propagation", True)
+    assert (result.status, result.found_by, result.unique) == ("solved", "presolve", True)
     assert result.grid[0][0] == "#"   # "the top left square is full", as pattern.c says
     by_sat = ng.solve(puzzle, seed=0, check_unique=True)   # beside SAT, probing takes turns: SAT answers first
     assert (by_sat.found_by, by_sat.grid, by_sat.unique) == ("sat", result.grid, True)
@@ -163,7 +163,7 @@ def test_puzzles_generated_by_sgt_pattern(tmp_path, params):
         result = ng.solve(puzzle, seed=0, time_limit=60, check_unique=True)
         assert result.solved and ng.check(puzzle, result.grid) == []
         assert result.grid == answer and result.unique is True
-        assert result.found_by == "propagation"   # the generator only makes line-solvable puzzles
+        assert result.found_by == "presolve"   # the generator only makes line-solvable puzzles
         assert ng.to_sgt(puzzle) == f"{fields['PARAMS']}:{fields['DESC']}"   # written back the same
 
 

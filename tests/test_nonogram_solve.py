@@ -152,7 +152,7 @@ def test_count_and_solve_against_the_oracle(complete):
         kinds.add((result.stop_reason, result.found_by))
         if expected:
             assert (result.status, result.stop_reason) == ("solved", "answer")
-            assert result.found_by in ("propagation", complete, "search")
+            assert result.found_by in ("presolve", complete, "search")
             assert ng.check(puzzle, result.grid) == [] and result.grid in expected
             assert result.unique is (len(expected) == 1)
             if len(expected) == 1:
@@ -161,10 +161,10 @@ def test_count_and_solve_against_the_oracle(complete):
                 assert result.second_answer in expected and result.second_answer != result.grid
         else:
             assert (result.status, result.stop_reason, result.grid) == ("unsolved", "no_answer", None)
-            assert result.found_by in ("propagation", complete)
-        if result.found_by == "propagation" and result.solved:
+            assert result.found_by in ("presolve", complete)
+        if result.found_by == "presolve" and result.solved:
             assert len(expected) == 1   # propagation only deduces: its answer is the only one
-    assert ("answer", "propagation") in kinds and ("no_answer", "propagation") in kinds
+    assert ("answer", "presolve") in kinds and ("no_answer", "presolve") in kinds
     assert ("answer", complete) in kinds
 
 
@@ -196,13 +196,13 @@ def test_the_method_alone_claims_only_what_it_proved():
         kinds.add((result.stop_reason, result.found_by))
         assert result.conflicts == 0 and result.nodes == 0 and result.method == "auto"
         if result.solved:
-            assert result.found_by in ("propagation", "search") and result.grid in expected
+            assert result.found_by in ("presolve", "search") and result.grid in expected
         elif result.stop_reason == "no_answer":
-            assert not expected and result.found_by == "propagation"
+            assert not expected and result.found_by == "presolve"
         else:   # the search ran out of steps: it claims nothing
             assert (result.stop_reason, result.found_by, result.grid) == ("max_steps", None, None)
             assert not expected
-    assert {("answer", "propagation"), ("answer", "search"), ("no_answer", "propagation")} <= kinds
+    assert {("answer", "presolve"), ("answer", "search"), ("no_answer", "presolve")} <= kinds
 
 
 def test_the_method_alone_searches_what_line_solving_leaves_open():
@@ -352,7 +352,7 @@ def test_methods_and_their_options():
     for bad in ("cdcl", True, None):
         with pytest.raises(ValueError, match="complete"):
             ng.solve(puzzle, complete=bad)
-    assert set(result.timings) >= {"jit_seconds", "propagation_seconds", "build_seconds", "search_seconds",
+    assert set(result.timings) >= {"jit_seconds", "presolve_seconds", "build_seconds", "search_seconds",
                                    "complete_seconds", "unique_seconds", "solve_seconds"}
 
 

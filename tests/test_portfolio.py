@@ -142,7 +142,7 @@ def test_a_part_speaks_for_itself_or_for_the_rules():
     rules = Fake("search", clock, verdicts={0: Verdict("answer", "presolve", "loop")})
     assert _portfolio(rules, clock=clock).run() == Verdict("answer", "presolve", "loop")
     assert set(STOP_REASONS) == {"answer", "no_answer", "time_limit", "interrupted"}
-    assert set(FOUND_BY) == {"presolve", "propagation", "sat", "backtrack", "search"}
+    assert set(FOUND_BY) == {"presolve", "sat", "backtrack", "search"}   # the rules alone: one word, both puzzles
 
 
 def test_each_parts_seconds_by_name():
@@ -156,7 +156,7 @@ def test_each_parts_seconds_by_name():
 def test_a_relay_hands_its_place_on_when_a_part_is_done():
     """Probing takes turns beside SAT until its fixed point; the model search takes the place from the next round."""
     clock = Clock()
-    probing = Part("propagation", lambda r: None)
+    probing = Part("presolve", lambda r: None)
 
     def probe(r):
         probing.done = r == 1   # its fixed point, in round 1
@@ -168,11 +168,11 @@ def test_a_relay_hands_its_place_on_when_a_part_is_done():
     rounds = _portfolio(sat, Relay(probing, search), clock=clock)
     assert rounds.run() == Verdict("answer", "search", "grid")
     assert [r for r, _ in search.turns] == [2, 3, 4] and len(sat.turns) == 5 and rounds.rounds == 5
-    assert set(rounds.seconds) == {"sat", "propagation", "search"}
+    assert set(rounds.seconds) == {"sat", "presolve", "search"}
 
 
 def test_a_relay_passes_on_its_parts_claims():
     clock = Clock()
-    probing = Part("propagation", lambda r: Verdict("no_answer"))   # a contradiction: the rules' proof
+    probing = Part("presolve", lambda r: Verdict("no_answer"))   # a contradiction: the rules' proof
     rounds = _portfolio(Fake("sat", clock, complete=True), Relay(probing, Fake("search", clock)), clock=clock)
-    assert rounds.run() == Verdict("no_answer", "propagation") and rounds.rounds == 1
+    assert rounds.run() == Verdict("no_answer", "presolve") and rounds.rounds == 1

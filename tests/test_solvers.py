@@ -271,7 +271,7 @@ def test_a_puzzle_solve_checks_option_values_before_anything_runs(puzzle, option
             sl.solve(board, **{"seed": 1, **options})
     else:
         puzzle = ng.parse(qlib.data_path("nonogram-webpbn-6.non"))
-        assert ng.solve(puzzle, seed=1).found_by == "propagation"
+        assert ng.solve(puzzle, seed=1).found_by == "presolve"
         with pytest.raises(error):
             ng.solve(puzzle, **{"seed": 1, **options})
 

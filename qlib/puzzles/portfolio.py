@@ -26,7 +26,8 @@ __all__ = ["STOP_REASONS", "RULES", "FOUND_BY", "MAX_BUDGET", "budget", "Verdict
 #: Why the rounds end, each a true claim; a caller's caps (``max_steps``, ...) come beside them.
 STOP_REASONS = ("answer", "no_answer", "time_limit", "interrupted")
 #: The rules alone, without a search: their "no_answer" is a proof, whichever part reports it.
-RULES = ("presolve", "propagation")
+#: Both puzzles call it "presolve" (Nonogram's was "propagation" before this release).
+RULES = ("presolve",)
 #: What settles a puzzle: the rules, a complete search, or the model search ("search").
 FOUND_BY = RULES + ("sat", "backtrack", "search")
 #: The largest budget of a turn: no count gets there, and numba takes it as an int64.

@@ -2,7 +2,7 @@
 
 ``method="auto"`` (the default for the default model):
 
-1. **propagation**: line solving to the fixed point, then probing (each undecided
+1. **presolve** (propagation): line solving to the fixed point, then probing (each undecided
    cell tried black and white; a colour that leads to a contradiction is
    impossible).  If every cell is decided, that is the answer, and it is unique
    (every deduction holds in every answer).  A contradiction proves that there is
@@ -101,7 +101,8 @@ class NonogramResult(PuzzleResult):
     exhaustive backend found no zero-energy state), "interrupted" (Ctrl-C),
     "max_steps"/"max_rounds" (only when the caller set that option, with
     ``method="search"`` or ``complete=False``).  ``found_by`` names the stage that settled it:
-    "propagation", "sat", "backtrack" or "search" (None when nothing was settled).
+    "presolve" (propagation and probing, as Slitherlink's presolve; formerly "propagation"), "sat",
+    "backtrack" or "search" (None when nothing was settled).
 
     ``var_count``, ``term_count`` and ``energy`` describe the model that was
     searched (for ``method="auto"`` the reduced model of the undecided cells;
@@ -112,7 +113,7 @@ class NonogramResult(PuzzleResult):
     ``info["algorithm"]`` is ``found_by``), or the reduced model's best state
     when there is no answer and a search ran (else None).  ``timings``:
     ``jit_seconds`` (compiling or loading kernels, before the clock starts),
-    ``propagation_seconds``, ``build_seconds``, ``search_seconds``,
+    ``presolve_seconds``, ``build_seconds``, ``search_seconds``,
     ``complete_seconds`` (SAT or backtracking), ``unique_seconds`` and ``solve_seconds``
     (all of the solve; ``seconds`` is the same).  ``decided``: the share of cells
     propagation decided; ``rounds``: the rounds of the model and complete searches;
@@ -288,7 +289,7 @@ class _Run:
         self.seed, self.options = seed, options
         self.start = time.perf_counter()
         self.deadline = self.start + time_limit
-        self.timings = {key: 0.0 for key in ("propagation_seconds", "build_seconds", "search_seconds",
+        self.timings = {key: 0.0 for key in ("presolve_seconds", "build_seconds", "search_seconds",
                                              "complete_seconds", "unique_seconds")}
         self.engine: Engine | None = None
         self.complete = "sat"
@@ -400,13 +401,13 @@ class _Run:
         verdict = self._propagate(probing=not sat)
         if verdict is None:
             self.limit = 0 if sat else self.engine.work_done   # backtracking counts on from propagation's work
-            search, self.probing = Part("search", self._search_turn), Part("propagation", self._probe_turn)
+            search, self.probing = Part("search", self._search_turn), Part("presolve", self._probe_turn)
             rounds = Portfolio([Part(self.complete, self._complete_turn, complete=True),
                                 Relay(self.probing, search) if sat else search], left=self.left)
             verdict = rounds.run()
             self.rounds = rounds.rounds
             self.timings["complete_seconds"] += rounds.seconds.get(self.complete, 0.0)
-            self.timings["propagation_seconds"] += rounds.seconds.get("propagation", 0.0)
+            self.timings["presolve_seconds"] += rounds.seconds.get("presolve", 0.0)
         return self.result(verdict)
 
     def _propagate(self, probing: bool) -> Verdict | None:
@@ -415,16 +416,16 @@ class _Run:
         self.engine = Engine(self.puzzle)
         status = self.engine.presolve(self.deadline, probing=probing)
         self.root = self.engine.cells()
-        self._clock("propagation_seconds", t0)
+        self._clock("presolve_seconds", t0)
         return self._propagated(status)
 
     def _propagated(self, status) -> Verdict | None:
         """What propagation's ``status`` settles: no answer (a contradiction), the time limit, or the answer."""
         if status == lines.CONTRADICTION:
-            return Verdict("no_answer", "propagation")
+            return Verdict("no_answer", "presolve")
         if status == TIME_UP:
             return Verdict("time_limit")
-        return Verdict("answer", "propagation", self.engine.grid()) if self.engine.undecided == 0 else None
+        return Verdict("answer", "presolve", self.engine.grid()) if self.engine.undecided == 0 else None
 
     def _complete_turn(self, r: int) -> Verdict | None:
         """The complete search's turn: ``FIRST_WORK`` line solves (backtracking) or ``FIRST_CONFLICTS``
@@ -495,7 +496,7 @@ class _Run:
 
     # -- uniqueness ----------------------------------------------------------------
     def check_unique(self, result: NonogramResult) -> None:
-        if result.found_by == "propagation":   # every cell was deduced: no other grid fits
+        if result.found_by == "presolve":   # every cell was deduced: no other grid fits
             result.unique = True
             return
         t0 = time.perf_counter()
