@@ -182,7 +182,7 @@ def test_limits_give_unknown(monkeypatch):
     res = sl.count_solutions(board, limit=10**9, time_limit=0.01)
     assert res.status == "unknown" and res.value == "unknown" and res.stop_reason == "time_limit"
     assert 0.01 <= res.seconds <= 0.01 + 3 * clock.tick   # it stopped at the first reading past the deadline
-    monkeypatch.undo()
+    monkeypatch.undo()   # the real clock again for the node-budget checks below
     res = sl.count_solutions(board, limit=10**9, max_nodes=100, time_limit=None)
     assert res.value == "unknown" and res.stop_reason == "max_nodes"
     res = sl.count_solutions(board, limit=10**9, max_nodes=5000, time_limit=None, probe_depth=-1)
