@@ -201,7 +201,7 @@ class _Nonogram(_Puzzle):
 
     @staticmethod
     def options(args) -> dict:
-        if args.no_complete:   # line solving, then the model search: no SAT, no backtracking
+        if args.no_complete:   # the presolve (line solving, probing), then the model search: no SAT, no backtracking
             return dict(formulation=args.formulation, method=args.method, complete=False)
         return dict(formulation=args.formulation, method=args.method)
 

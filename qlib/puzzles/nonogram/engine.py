@@ -6,7 +6,7 @@ import time
 
 import numpy as np
 
-from . import lines
+from . import lines, placements
 from .puzzle import BLACK, WHITE, Nonogram
 
 #: A kernel stopped because the deadline passed (it can go on later).
@@ -106,7 +106,7 @@ def warmup() -> float:
         engine.presolve(deadline, probing=probing)
         while engine.backtrack(deadline, probing=probing) == lines.FOUND:
             pass
-    lines.block_ranges(engine.clues, engine.work.grid.copy(), engine.work,
+    placements.block_ranges(engine.clues, engine.work.grid.copy(), engine.work,
                        np.zeros(4, dtype=np.int64), np.zeros(4, dtype=np.int64))
     _WARM.append(time.perf_counter() - start)
     return _WARM[0]

@@ -7,15 +7,18 @@ Line ``l`` is row ``l`` for ``l < height`` and column ``l - height`` after that.
   every placement of its clue that agrees with the decided cells agrees.  A
   placement is a path through states ``(i, k)``: the first ``i`` cells are
   settled with ``k`` blocks placed and cell ``i`` may start a block; a forward
-  and a backward reachability pass mark every cell some full placement makes
-  white or black.  Only states inside each block's band (between its left- and
-  right-packed places) are visited: O(blocks x slack) per line.
+  and a backward reachability pass (:mod:`.placements`) mark every cell some full
+  placement makes white or black.  Only states inside each block's band (between
+  its left- and right-packed places) are visited: O(blocks x slack) per line.
 * **Propagation** (``_propagate``) line-solves the lines in a queue until
   none changes; a line is queued again when a cell of it is decided.
 * **Probing** (:func:`probe`) tries each undecided cell black and white and
   propagates each: a value that leads to a contradiction is impossible, so the
   cell takes the other one; cells both tries decide alike are decided too.
   Every deduction is sound: a cell decided here has that colour in every answer.
+  A probe that decided nothing is not repeated while none of the lines its tries
+  solved has changed: the tries would go exactly as before (a line solve reads
+  its own line only), so the fixed point is the same, reached with less work.
 * **Backtracking** (:func:`dfs`) branches on an undecided cell, in depth-first
   order, with propagation at every node and, by default, probing too: it then
   branches on the cell whose weaker colour decides the most cells, the stronger
@@ -34,8 +37,10 @@ from typing import NamedTuple
 import numpy as np
 from numba import njit
 
+from . import placements
+
 # Work.stat slots
-TLEN, UNKNOWN, QHEAD, QCOUNT, WORK, DEPTH, PHASE, PROBE_POS, PROBE_QUIET, NODES = range(10)
+TLEN, UNKNOWN, QHEAD, QCOUNT, WORK, DEPTH, PHASE, PROBE_POS, PROBE_QUIET, NODES, EPOCH, CLOCK = range(12)
 STAT_SIZE = 12
 
 # results of the kernels
@@ -85,10 +90,14 @@ class Work(NamedTuple):
     tried: np.ndarray     # int64 [cells]: probing: the cells the black try decided
     fix_cell: np.ndarray  # int64 [cells]: probing: cells to decide
     fix_val: np.ndarray   # int8 [cells]
-    band_lo: np.ndarray   # int64 [most blocks + 1]: line states' bands (see _bands)
+    band_lo: np.ndarray   # int64 [most blocks + 1]: line states' bands (see placements.bands)
     band_hi: np.ndarray   # int64 [most blocks + 1]
     score: np.ndarray     # float64 [cells]: probing: how much deciding the cell decides (either colour)
     better: np.ndarray    # int8 [cells]: probing: the colour that decides more
+    line_stamp: np.ndarray   # int64 [lines]: probing: the CLOCK of the line's last decided cell
+    quiet_stamp: np.ndarray  # int64 [cells]: probing: the CLOCK of the cell's last quiet probe ...
+    quiet_epoch: np.ndarray  # int64 [cells]: ... and its EPOCH (a quiet probe counts in its epoch only)
+    quiet_lines: np.ndarray  # uint8 [cells, lines]: probing: the lines the tries of that probe solved
 
 
 def flatten(rows, columns) -> Clues:
@@ -121,7 +130,9 @@ def new_work(clues: Clues, grid=None) -> Work:
         mark=np.full(n_cells, -1, dtype=np.int8), tried=np.zeros(n_cells, dtype=np.int64),
         fix_cell=np.zeros(n_cells, dtype=np.int64), fix_val=np.zeros(n_cells, dtype=np.int8), band_lo=np.zeros(most + 1, dtype=np.int64),
         band_hi=np.zeros(most + 1, dtype=np.int64), score=np.zeros(n_cells),
-        better=np.zeros(n_cells, dtype=np.int8),
+        better=np.zeros(n_cells, dtype=np.int8), line_stamp=np.zeros(n_lines, dtype=np.int64),
+        quiet_stamp=np.zeros(n_cells, dtype=np.int64), quiet_epoch=np.full(n_cells, -1, dtype=np.int64),
+        quiet_lines=np.zeros((n_cells, n_lines), dtype=np.uint8),
     )
     work.stat[UNKNOWN] = n_cells
     if grid is not None:
@@ -186,104 +197,14 @@ def _undo(wk, tlen):
         wk.stat[UNKNOWN] += 1
 
 
-@njit(cache=True, inline="always")
-def _gather(c, wk, l):
-    """Copy line ``l`` into ``wk.cells``; returns (length, first cell, step, first block, blocks)."""
-    h, w = c.height, c.width
-    if l < h:
-        n, base, step = w, l * w, 1
-    else:
-        n, base, step = h, l - h, w
-    b0 = c.starts[l]
-    m = c.starts[l + 1] - b0
-    wk.wpre[0] = 0
-    for p in range(n):
-        v = wk.grid[base + p * step]
-        wk.cells[p] = v
-        wk.wpre[p + 1] = wk.wpre[p] + (1 if v == 0 else 0)
-    return n, base, step, b0, m
-
-
-@njit(cache=True, inline="always")
-def _bands(c, wk, n, b0, m):
-    """Where state ``(i, k)`` can lie on some full placement: ``band_lo[k] <= i <= band_hi[k]``
-    (the first ``k`` blocks packed left, the others packed right)."""
-    lo, hi, lengths = wk.band_lo, wk.band_hi, c.lengths
-    pos = 0
-    for k in range(m + 1):
-        lo[k] = pos if pos <= n else n
-        if k < m:
-            pos += lengths[b0 + k] + 1
-    hi[m] = n
-    rest = 0
-    for k in range(m - 1, -1, -1):
-        rest += lengths[b0 + k]
-        hi[k] = n - (rest + m - k - 1)
-
-
-@njit(cache=True, inline="always")
-def _next(c, wk, n, b0, k, i):
-    """The state block ``k`` placed at ``i`` leads to, or -1 if the cells or the next band forbid it."""
-    e = i + c.lengths[b0 + k]
-    if e <= n and wk.wpre[e] == wk.wpre[i] and (e == n or wk.cells[e] != 1):
-        nx = e + 1 if e < n else n
-        if nx <= wk.band_hi[k + 1]:
-            return nx
-    return -1
-
-
-@njit(cache=True, inline="always")
-def _lands(c, wk, n, b0, k, i):
-    """Block ``k`` placed at ``i`` leads to a state from which the line can still be completed."""
-    nx = _next(c, wk, n, b0, k, i)
-    return nx >= 0 and wk.bw[(k + 1) * (n + 1) + nx] != 0
-
-
-@njit(cache=True, inline="always")
-def _reach(c, wk, n, b0, m):
-    """Forward and backward reachability of line states ``fw/bw[k * (n + 1) + i]`` inside
-    the bands; False when no placement fits."""
-    cells, fw, bw, lo, hi = wk.cells, wk.fw, wk.bw, wk.band_lo, wk.band_hi
-    _bands(c, wk, n, b0, m)
-    N1 = n + 1
-    for k in range(m + 1):
-        for i in range(lo[k], hi[k] + 1):
-            fw[k * N1 + i] = 0
-            bw[k * N1 + i] = 0
-    fw[0] = 1
-    for k in range(m + 1):
-        for i in range(lo[k], hi[k] + 1):
-            s = k * N1 + i
-            if fw[s] == 0:
-                continue
-            if i < hi[k] and cells[i] != 1:
-                fw[s + 1] = 1
-            if k < m:
-                nx = _next(c, wk, n, b0, k, i)
-                if nx >= 0:
-                    fw[(k + 1) * N1 + nx] = 1
-    if fw[m * N1 + n] == 0:
-        return False
-    bw[m * N1 + n] = 1
-    for k in range(m, -1, -1):
-        for i in range(hi[k], lo[k] - 1, -1):
-            s = k * N1 + i
-            if bw[s]:
-                continue
-            if i < hi[k] and cells[i] != 1 and bw[s + 1]:
-                bw[s] = 1
-            elif k < m and _lands(c, wk, n, b0, k, i):
-                bw[s] = 1
-    return True
-
-
 @njit(cache=True)
 def _solve_line(c, wk, l):
     """Line-solve line ``l`` in place: -1 if no placement fits, else the number of cells decided."""
-    n, base, step, b0, m = _gather(c, wk, l)
-    if not _reach(c, wk, n, b0, m):
+    n, base, step, b0, m = placements.gather(c, wk, l)
+    if not placements.reach(c, wk, n, b0, m):
         return -1
     cells, fw, bw, canw, cover, lo, hi = wk.cells, wk.fw, wk.bw, wk.canw, wk.cover, wk.band_lo, wk.band_hi
+    wpre, blocks = wk.wpre, c.lengths[b0:b0 + m]
     N1 = n + 1
     for p in range(n + 1):
         cover[p] = 0
@@ -296,8 +217,8 @@ def _solve_line(c, wk, l):
                 continue
             if i < hi[k] and cells[i] != 1 and bw[s + 1]:
                 canw[i] = 1
-            if k < m and _lands(c, wk, n, b0, k, i):
-                e = i + c.lengths[b0 + k]
+            if k < m and placements.lands(blocks, wpre, cells, hi, bw, n, k, i):
+                e = i + blocks[k]
                 cover[i] += 1
                 cover[e] -= 1
                 if e < n:
@@ -375,12 +296,20 @@ def _probe_cell(c, wk, cell):
         nw = wk.stat[TLEN] - t0
         wk.score[cell] = float(min(tried, nw)) * 1e6 + float(max(tried, nw))
         wk.better[cell] = 1 if tried >= nw else 0
+        solved = wk.quiet_lines[cell]
+        solved[:] = 0
         for t in range(t0, wk.stat[TLEN]):
             q = wk.trail[t]
+            solved[q // c.width] = 1
+            solved[c.height + q % c.width] = 1
             if wk.mark[q] == wk.grid[q]:
                 wk.fix_cell[fixes] = q
                 wk.fix_val[fixes] = wk.grid[q]
                 fixes += 1
+        for t in range(tried):
+            q = wk.tried[t]
+            solved[q // c.width] = 1
+            solved[c.height + q % c.width] = 1
     for t in range(tried):
         wk.mark[wk.tried[t]] = -1
     if white and not black:
@@ -400,10 +329,24 @@ def _probe_cell(c, wk, cell):
 
 
 @njit(cache=True)
+def _still_quiet(c, wk, cell):
+    """Whether ``cell``'s last probe, in this epoch, decided nothing and no line its tries solved
+    has changed since: probing it again would decide nothing, and score it the same."""
+    if wk.quiet_epoch[cell] != wk.stat[EPOCH]:
+        return False
+    since, solved = wk.quiet_stamp[cell], wk.quiet_lines[cell]
+    for l in range(solved.size):
+        if solved[l] and wk.line_stamp[l] > since:
+            return False
+    return True
+
+
+@njit(cache=True)
 def probe(c, wk, budget):
     """Probe undecided cells in turn, round and round, until a whole round decides nothing
     (OK), a cell fits neither colour (CONTRADICTION) or the work counter reaches ``budget``
-    (PAUSED; call again to go on).  Propagation must have reached its fixed point first."""
+    (PAUSED; call again to go on).  Propagation must have reached its fixed point first, and
+    the grid may change between two calls only if the caller starts a new epoch (``EPOCH``)."""
     n = wk.grid.size
     while True:
         if wk.stat[UNKNOWN] == 0 or wk.stat[PROBE_QUIET] >= n:
@@ -412,74 +355,24 @@ def probe(c, wk, budget):
             return PAUSED
         cell = wk.stat[PROBE_POS]
         wk.stat[PROBE_POS] = (cell + 1) % n
-        if wk.grid[cell] != -1:
+        if wk.grid[cell] != -1 or _still_quiet(c, wk, cell):
             wk.stat[PROBE_QUIET] += 1
             continue
+        t0 = wk.stat[TLEN]
         status, fixes = _probe_cell(c, wk, cell)
         if status == CONTRADICTION:
             return CONTRADICTION
         if fixes:
             wk.stat[PROBE_QUIET] = 0
+            for t in range(t0, wk.stat[TLEN]):   # the cells decided for good: their lines changed
+                q = wk.trail[t]
+                wk.stat[CLOCK] += 1
+                wk.line_stamp[q // c.width] = wk.stat[CLOCK]
+                wk.line_stamp[c.height + q % c.width] = wk.stat[CLOCK]
         else:
             wk.stat[PROBE_QUIET] += 1
-
-
-@njit(cache=True)
-def _line_shares(c, wk, l, out):
-    """For every undecided cell of line ``l``: the share of the line's placements that make it black."""
-    n, base, step, b0, m = _gather(c, wk, l)
-    cells, wpre, fwc, bwc, cover, lengths = wk.cells, wk.wpre, wk.fwc, wk.bwc, wk.coverf, c.lengths
-    M = m + 1
-    for s in range((n + 1) * M):
-        fwc[s] = 0.0
-        bwc[s] = 0.0
-    fwc[0] = 1.0
-    for i in range(n + 1):
-        for k in range(M):
-            f = fwc[i * M + k]
-            if f == 0.0:
-                continue
-            if i < n and cells[i] != 1:
-                fwc[(i + 1) * M + k] += f
-            if k < m:
-                e = i + lengths[b0 + k]
-                if e <= n and wpre[e] == wpre[i] and (e == n or cells[e] != 1):
-                    nx = e + 1 if e < n else n
-                    fwc[nx * M + k + 1] += f
-    total = fwc[n * M + m]
-    bwc[n * M + m] = 1.0
-    for i in range(n, -1, -1):
-        for k in range(m, -1, -1):
-            s = i * M + k
-            if i == n and k == m:
-                continue
-            b = 0.0
-            if i < n and cells[i] != 1:
-                b += bwc[s + M]
-            if k < m:
-                e = i + lengths[b0 + k]
-                if e <= n and wpre[e] == wpre[i] and (e == n or cells[e] != 1):
-                    nx = e + 1 if e < n else n
-                    b += bwc[nx * M + k + 1]
-            bwc[s] = b
-    for p in range(n + 1):
-        cover[p] = 0.0
-    for i in range(n + 1):
-        for k in range(m):
-            f = fwc[i * M + k]
-            if f == 0.0:
-                continue
-            e = i + lengths[b0 + k]
-            if e <= n and wpre[e] == wpre[i] and (e == n or cells[e] != 1):
-                nx = e + 1 if e < n else n
-                ways = f * bwc[nx * M + k + 1]
-                cover[i] += ways
-                cover[e] -= ways
-    usable = total > 0.0 and total < np.inf
-    depth = 0.0
-    for p in range(n):
-        depth += cover[p]
-        out[base + p * step] = depth / total if usable else 0.5
+            wk.quiet_stamp[cell] = wk.stat[CLOCK]
+            wk.quiet_epoch[cell] = wk.stat[EPOCH]
 
 
 @njit(cache=True)
@@ -488,9 +381,9 @@ def _choose(c, wk):
     its column's placements agree most (shares combined as independent odds), likelier colour first."""
     h = c.height
     for l in range(h):
-        _line_shares(c, wk, l, wk.pblack)
+        placements.line_shares(c, wk, l, wk.pblack)
     for l in range(h, h + c.width):
-        _line_shares(c, wk, l, wk.pcol)
+        placements.line_shares(c, wk, l, wk.pcol)
     best, best_cell, best_val = -1.0, -1, 1
     for cell in range(wk.grid.size):
         if wk.grid[cell] != -1:
@@ -535,6 +428,7 @@ def dfs(c, wk, budget, probe_nodes):
                 wk.stat[PHASE] = BACKTRACK
             elif probe_nodes and wk.stat[UNKNOWN] > 0:
                 wk.stat[PROBE_QUIET] = 0
+                wk.stat[EPOCH] += 1   # the grid changed outside probing: no earlier quiet probe counts
                 wk.stat[PHASE] = PROBING
             else:
                 wk.stat[PHASE] = BRANCH
@@ -574,26 +468,3 @@ def dfs(c, wk, budget, probe_nodes):
             wk.stat[NODES] += 1
             _decide(c, wk, wk.dec_cell[d - 1], 1 - wk.dec_val[d - 1])
             wk.stat[PHASE] = PROPAGATE
-
-
-@njit(cache=True)
-def block_ranges(c, grid, wk, lo, hi):
-    """The first and last start every block can take given the decided cells of ``grid``
-    (``lo``/``hi``, indexed like ``c.lengths``); returns -1, or the first line that has no placement."""
-    for cell in range(grid.size):
-        wk.grid[cell] = grid[cell]
-    for l in range(c.starts.size - 1):
-        n, base, step, b0, m = _gather(c, wk, l)
-        if not _reach(c, wk, n, b0, m):
-            return l
-        N1 = n + 1
-        for k in range(m):
-            lo[b0 + k] = n
-            hi[b0 + k] = -1
-            for i in range(wk.band_lo[k], wk.band_hi[k] + 1):
-                if wk.fw[k * N1 + i] == 0:
-                    continue
-                if _lands(c, wk, n, b0, k, i):
-                    lo[b0 + k] = min(lo[b0 + k], i)
-                    hi[b0 + k] = max(hi[b0 + k], i)
-    return -1

@@ -140,13 +140,13 @@ def known_cells(puzzle: Nonogram, known) -> np.ndarray:
 
 def _shift_ranges(puzzle: Nonogram, grid: np.ndarray):
     """Per line, per block, the (lowest, highest) shift the decided cells of ``grid`` allow."""
-    from . import lines
+    from . import lines, placements
 
     clues = lines.flatten(puzzle.rows, puzzle.columns)
     work = lines.new_work(clues)
     lo = np.zeros(clues.lengths.size, dtype=np.int64)
     hi = np.zeros(clues.lengths.size, dtype=np.int64)
-    bad = lines.block_ranges(clues, grid.ravel(), work, lo, hi)
+    bad = placements.block_ranges(clues, grid.ravel(), work, lo, hi)
     if bad >= 0:
         kind, index = ("row", bad) if bad < puzzle.height else ("column", bad - puzzle.height)
         raise ValueError(f"the known cells leave {kind} {index} no placement of its clue")
