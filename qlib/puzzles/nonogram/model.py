@@ -95,14 +95,22 @@ def line_colour(walls: np.ndarray, clue, position: int) -> qlib.Expr:
 def line_penalty(walls: np.ndarray) -> qlib.Expr:
     """Quadratic penalty, 0 iff every block's wall is well formed and shifts never decrease."""
     blocks, slack = walls.shape
-    parts = []
+    parts, constant = [], 0   # the products of constant walls are summed apart, as ints (far cheaper)
     for k in range(blocks):
         for p in range(slack - 1):
-            parts.append(_not(walls[k, p]) * walls[k, p + 1])  # a one after a zero
+            part = _not(walls[k, p]) * walls[k, p + 1]  # a one after a zero
+            if isinstance(part, int):
+                constant += part
+            else:
+                parts.append(part)
     for k in range(blocks - 1):
         for p in range(slack):
-            parts.append(walls[k, p] * _not(walls[k + 1, p]))  # block k shifted past block k+1
-    return qlib.sum(parts)
+            part = walls[k, p] * _not(walls[k + 1, p])  # block k shifted past block k+1
+            if isinstance(part, int):
+                constant += part
+            else:
+                parts.append(part)
+    return qlib.sum(parts) + constant
 
 
 def row_colour(nm: NonogramModel, i: int, j: int) -> qlib.Expr:
@@ -231,14 +239,20 @@ def build_model(puzzle, formulation: str = "cons", known=None, *, deadline: floa
             conflicts.append(cell)
             objective = objective + difference.constant_term ** 2
 
+    # a line whose walls are all constants has one placement, which fits its known cells: those need
+    # nothing from it (most of the cells once probing has settled most of the grid)
+    row_free = [any(not isinstance(w, int) for w in walls.flat) for walls in row_vars]
+    col_free = [any(not isinstance(w, int) for w in walls.flat) for walls in col_vars]
     for i in range(puzzle.height):
         clock.check(deadline)
         for j in range(puzzle.width):
             value = -1 if grid is None else int(grid[i, j])
             if value < 0:
                 require(row_colour(nm, i, j) - col_colour(nm, i, j), f"cell ({i},{j})", (i, j))
-            else:
+                continue
+            if row_free[i]:
                 require(row_colour(nm, i, j) - value, f"cell ({i},{j}) row", (i, j))
+            if col_free[j]:
                 require(col_colour(nm, i, j) - value, f"cell ({i},{j}) column", (i, j))
     model = qlib.Model(objective, constraints, {"fixed_conflicts": conflicts})
     if formulation == "qubo":

@@ -26,8 +26,10 @@
    ``found_by`` and grid on every run, unless the time limit stopped a stage.
    The complete search answers random grids (little to propagate, many branches)
    first; the model search answers wide-open boards first (e.g. 12 x 12 with every
-   clue 1: 12! answers).  On sgt's random-grid 30x30 boards backtracking took up
-   to 19.5 times SAT's time (benchmarks/results/user.md), hence SAT by default.
+   clue 1: 12! answers).  Backtracking is the faster on sgt's random-grid 30x30
+   boards (about a seventh of SAT's time), but on a harder random 30x30 grid (the
+   tests' ``HARD_30``) SAT answers in about 10 s where backtracking has nothing after
+   30 s: hence SAT by default.
 
 ``complete=False`` (with ``method="auto"``): the QUBO method alone.  The presolve
 (line solving and probing to their fixed point: polynomial, no guessing; it answers
