@@ -45,7 +45,8 @@ _CORE = ["qlib/solvers/*.py", "qlib/solvers/sa/*.py", "qlib/solvers/focused/*.py
 _SLITHERLINK = [f"qlib/puzzles/slitherlink/{m}.py" for m in
                 ("solve", "rules", "presolve", "counter", "propagation", "branching", "exact", "formulation",
                  "model", "separation", "rings")] + ["qlib/puzzles/sat.py", "qlib/puzzles/clock.py"]
-_NONOGRAM = [f"qlib/puzzles/nonogram/{m}.py" for m in ("solver", "engine", "lines", "model", "count", "rules", "exact")]
+_NONOGRAM = [f"qlib/puzzles/nonogram/{m}.py" for m in ("solver", "engine", "lines", "placements", "model", "count",
+                                                         "rules", "exact")]
 MEASURED = {
     "qubo.json": _CORE + ["qlib/dimod.py", "benchmarks/qubo.py", "benchmarks/qubo_workloads.py"],
     "experiments.json": _CORE + _SLITHERLINK + ["qlib/puzzles/slitherlink/sweep.py", "qlib/sweep.py",
