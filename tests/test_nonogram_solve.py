@@ -157,10 +157,10 @@ def _probed(puzzle, remember: bool):
     return status, work.grid.copy(), work.score[open_cells].copy(), int(work.stat[lines.WORK]) - before
 
 
-def test_probing_skips_only_the_probes_that_would_decide_nothing():
+def test_probing_skips_only_the_probes_that_would_decide_nothing(monkeypatch):
     """A quiet probe is not repeated while the lines its tries solved stay as they were: the fixed
     point, the contradictions and the branching scores are those of probing every cell every round,
-    with fewer line solves."""
+    with fewer line solves.  A puzzle too large for that memory (QUIET_BYTES) probes every cell."""
     saved = 0
     for seed in range(40):
         puzzle = ng.Nonogram(*_random_grid_clues(seed, 12 + seed % 9))
@@ -171,6 +171,13 @@ def test_probing_skips_only_the_probes_that_would_decide_nothing():
             assert np.array_equal(scores, scores0), seed
         assert work <= work0
         saved += work0 - work
+        if seed % 4 == 0:
+            with monkeypatch.context() as m:
+                m.setattr(lines, "QUIET_BYTES", 0)
+                assert lines.new_work(lines.flatten(puzzle.rows, puzzle.columns)).quiet_lines.shape[0] == 0
+                status1, grid1, scores1, work1 = _probed(puzzle, remember=True)
+            assert (status1, work1) == (status0, work0) and np.array_equal(grid1, grid0), seed
+            assert np.array_equal(scores1, scores0)
     assert saved > 0
 
 

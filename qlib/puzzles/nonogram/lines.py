@@ -52,6 +52,10 @@ PROPAGATE, PROBING, BRANCH, BACKTRACK, DONE = 0, 1, 2, 3, 4
 #: no budget: run to the end
 UNLIMITED = 1 << 62
 
+#: The most bytes probing's memory of quiet probes (``Work.quiet_lines``, a byte per cell and line) may
+#: take; a larger puzzle probes every cell every round (about 200 x 200 cells and up).
+QUIET_BYTES = 1 << 24
+
 
 class Clues(NamedTuple):
     """A puzzle's clues as plain arrays: line ``l``'s block lengths are
@@ -98,6 +102,7 @@ class Work(NamedTuple):
     quiet_stamp: np.ndarray  # int64 [cells]: probing: the CLOCK of the cell's last quiet probe ...
     quiet_epoch: np.ndarray  # int64 [cells]: ... and its EPOCH (a quiet probe counts in its epoch only)
     quiet_lines: np.ndarray  # uint8 [cells, lines]: probing: the lines the tries of that probe solved
+                             # ([0, lines], no memory of quiet probes, past QUIET_BYTES)
 
 
 def flatten(rows, columns) -> Clues:
@@ -132,7 +137,7 @@ def new_work(clues: Clues, grid=None) -> Work:
         band_hi=np.zeros(most + 1, dtype=np.int64), score=np.zeros(n_cells),
         better=np.zeros(n_cells, dtype=np.int8), line_stamp=np.zeros(n_lines, dtype=np.int64),
         quiet_stamp=np.zeros(n_cells, dtype=np.int64), quiet_epoch=np.full(n_cells, -1, dtype=np.int64),
-        quiet_lines=np.zeros((n_cells, n_lines), dtype=np.uint8),
+        quiet_lines=np.zeros((n_cells if n_cells * n_lines <= QUIET_BYTES else 0, n_lines), dtype=np.uint8),
     )
     work.stat[UNKNOWN] = n_cells
     if grid is not None:
@@ -296,20 +301,23 @@ def _probe_cell(c, wk, cell):
         nw = wk.stat[TLEN] - t0
         wk.score[cell] = float(min(tried, nw)) * 1e6 + float(max(tried, nw))
         wk.better[cell] = 1 if tried >= nw else 0
-        solved = wk.quiet_lines[cell]
-        solved[:] = 0
         for t in range(t0, wk.stat[TLEN]):
             q = wk.trail[t]
-            solved[q // c.width] = 1
-            solved[c.height + q % c.width] = 1
             if wk.mark[q] == wk.grid[q]:
                 wk.fix_cell[fixes] = q
                 wk.fix_val[fixes] = wk.grid[q]
                 fixes += 1
-        for t in range(tried):
-            q = wk.tried[t]
-            solved[q // c.width] = 1
-            solved[c.height + q % c.width] = 1
+        if wk.quiet_lines.shape[0]:   # the lines both tries solved: their rows and columns
+            solved = wk.quiet_lines[cell]
+            solved[:] = 0
+            for t in range(t0, wk.stat[TLEN]):
+                q = wk.trail[t]
+                solved[q // c.width] = 1
+                solved[c.height + q % c.width] = 1
+            for t in range(tried):
+                q = wk.tried[t]
+                solved[q // c.width] = 1
+                solved[c.height + q % c.width] = 1
     for t in range(tried):
         wk.mark[wk.tried[t]] = -1
     if white and not black:
@@ -332,7 +340,7 @@ def _probe_cell(c, wk, cell):
 def _still_quiet(c, wk, cell):
     """Whether ``cell``'s last probe, in this epoch, decided nothing and no line its tries solved
     has changed since: probing it again would decide nothing, and score it the same."""
-    if wk.quiet_epoch[cell] != wk.stat[EPOCH]:
+    if wk.quiet_lines.shape[0] == 0 or wk.quiet_epoch[cell] != wk.stat[EPOCH]:
         return False
     since, solved = wk.quiet_stamp[cell], wk.quiet_lines[cell]
     for l in range(solved.size):
