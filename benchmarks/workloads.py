@@ -129,7 +129,7 @@ def slitherlink_qlib(name: str, board, describe: str, cap: float | None = None, 
 
 #: What the "qubo-alone" row runs: the QUBO method with no complete search beside it.
 ALONE_SLITHERLINK = "complete=False: presolve (probing to a fixed point), cell model, focused search with lazy cuts"
-ALONE_NONOGRAM = "complete=False: line solving, the domain-wall model of the open cells, focused search"
+ALONE_NONOGRAM = "complete=False: presolve (line solving and probing), the domain-wall model of the open cells, focused search"
 
 
 def slitherlink_alone(board) -> Row:

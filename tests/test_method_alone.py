@@ -330,3 +330,37 @@ def test_ring_cuts_are_the_rings_the_definition_gives(name):
             if want is not None:
                 assert np.array_equal(ring[0], want[0]) and np.array_equal(ring[1], want[1])
     assert kinds == {True, False}
+
+
+_NOTHING_LEFT_TO_COMPILE = r"""
+import sys
+from numba.core.registry import CPUDispatcher
+import qlib
+from qlib.puzzles import nonogram, slitherlink
+
+def signatures():
+    return {(m.__name__, k): len(v.signatures) for m in list(sys.modules.values())
+            if getattr(m, "__name__", "").startswith("qlib") for k, v in vars(m).items()
+            if isinstance(v, CPUDispatcher)}
+
+slitherlink.warmup()
+nonogram.warmup()
+before = signatures()
+board = slitherlink.parse(qlib.data_path("slitherlink-10x10-qbpp.txt"))   # the search and ring cuts run
+puzzle = nonogram.parse(qlib.data_path("nonogram-15x15-qbpp-logo.non"))
+for options in ({}, {"complete": False}):
+    assert slitherlink.solve(board, seed=0, time_limit=30, **options).solved
+    assert nonogram.solve(puzzle, seed=0, time_limit=30, **options).solved
+assert nonogram.solve(puzzle, seed=0, time_limit=30, method="search").solved
+after = signatures()
+print(sorted(k for k in after if after[k] != before.get(k)))
+"""
+
+
+def test_warmup_compiles_every_kernel_a_solve_uses():
+    """After the puzzles' warm-ups no kernel compiles (or loads) inside a solve, the method alone included:
+    a fresh process's kernels gain no signature during the solves."""
+    out = subprocess.run([sys.executable, "-c", _NOTHING_LEFT_TO_COMPILE], capture_output=True, text=True,
+                         timeout=600)
+    assert out.returncode == 0, out.stderr
+    assert out.stdout.strip() == "[]"

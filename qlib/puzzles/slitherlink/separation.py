@@ -61,12 +61,19 @@ def closed_loops(mask, endpoints, point_ptr, point_edges):
 
 def warmup(board) -> None:
     """Compile or load the separation's kernels on ``board`` (one the presolve leaves open): finding closed
-    loops, and the refutation that shortens a cut (:func:`.counter.shortest_refuted`), so that a solve's first cut
-    pays for neither inside its clock."""
+    loops, the cells of ring cuts (:func:`.rings.ring_cuts`), and the refutation that shortens a cut
+    (:func:`.counter.shortest_refuted`), so that a solve's first cut pays for none of them inside its clock."""
     from . import counter
+    from .model import edge_sides
     from .presolve import presolve
+    from .rings import ring_cuts
 
     closed_loops(np.zeros(board.grid.num_edges, dtype=np.uint8), *incidence(board.grid))
+    sides = edge_sides(board)
+    around_first = np.flatnonzero((sides == 0).any(axis=1))   # the loop around cell 0, which is inside
+    inside = np.zeros(board.rows * board.cols, dtype=np.uint8)
+    inside[0] = 1
+    ring_cuts(board, [around_first], inside, sides, np.zeros((0, 2), dtype=np.int64))
     state = presolve(board, probe_nodes=None).state
     counter.shortest_refuted(state, np.zeros(1, dtype=np.int64), np.ones(1, dtype=np.int64))
 
