@@ -46,7 +46,8 @@ from .compile import CompiledModel, compile
 from .constraints import Allowed, Constraint, Model, Relation, between, cons, one_of
 from .expand import expand_cons, to_qubo
 from .expr import Expr, NumericOverflowError, Var, sum, var
-from .result import Solution, Violation
+from .info import SolveInfo
+from .result import Sample, Solution, Violation
 from .solvers import solve, warmup
 from . import limits  # noqa: E402 - check_allocation and the memory budget
 from . import stored  # noqa: E402 - the benchmarks' stored results, for the book
@@ -77,7 +78,7 @@ def __getattr__(name: str):
     raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
 
 __all__ = [
-    "Allowed", "CompiledModel", "Constraint", "Expr", "Model", "Relation", "Solution",
+    "Allowed", "CompiledModel", "Constraint", "Expr", "Model", "Relation", "Sample", "Solution", "SolveInfo",
     "Var", "Violation", "between", "compile", "cons", "expand_cons", "one_of", "solve",
     "sum", "to_qubo", "var", "warmup", "data_path", "NumericOverflowError", "limits",
 ]

@@ -2,12 +2,15 @@
 
 from __future__ import annotations
 
+from typing import NamedTuple
+
 import numpy as np
 
 from .compile import CompiledModel, evaluate
 from .expr import as_expr
+from .info import SolveInfo, typed
 
-__all__ = ["Solution", "Violation"]
+__all__ = ["Solution", "Violation", "Sample"]
 
 
 class Violation(tuple):
@@ -25,25 +28,43 @@ class Violation(tuple):
         return f"Violation({self[0]!r}, {self[1]:g})"
 
 
+class Sample(NamedTuple):
+    """One row of :attr:`Solution.samples`: a state, its energy and whether it breaks no constraint."""
+
+    state: np.ndarray
+    energy: float
+    is_feasible: bool
+
+
 class Solution:
     """A state of a compiled model with its energy.
 
     ``sol[x]`` is the value of variable ``x``; ``sol(expr)`` evaluates an
     expression (or an array of them); ``violations`` lists the broken
     constraints; ``info`` says how the state was found (backend, seed, seconds,
-    flips, var_count, term_count, ...).
+    flips, var_count, term_count, ...): a :class:`~qlib.info.SolveInfo` of the
+    algorithm that ran, read by attribute or by key.
     """
 
-    def __init__(self, compiled: CompiledModel, state, info: dict | None = None):
+    def __init__(self, compiled: CompiledModel, state, info=None):
         self.compiled = compiled
         self.state = compiled.as_states(state).copy()
         if self.state.ndim != 1:
             raise ValueError("a solution holds one state")
         self.energy = compiled.energy(self.state)
-        self.info = dict(info or {})
+        self.info = info
         self.info.setdefault("var_count", compiled.var_count)
         if "term_count" not in self.info:   # counted once per model: a small solve should not pay for it
             self.info["term_count"] = compiled.derived("model_term_count", lambda c: c.model.term_count)
+
+    @property
+    def info(self) -> SolveInfo:
+        """How the state was found, typed by algorithm (:func:`qlib.info.typed`)."""
+        return self._info
+
+    @info.setter
+    def info(self, value) -> None:
+        self._info = typed(value)
 
     def __getitem__(self, variable) -> int:
         return int(self.state[self.compiled.index(variable)])
@@ -61,8 +82,8 @@ class Solution:
         return dict(zip(self.compiled.labels, (int(b) for b in self.state)))
 
     @property
-    def samples(self) -> list[tuple[np.ndarray, float, bool]]:
-        """``(state, energy, is_feasible)`` for every replica's best state, by qlib's evaluation.
+    def samples(self) -> list[Sample]:
+        """A :class:`Sample` (state, energy, is_feasible) for every replica's best state, by qlib's evaluation.
 
         When ``info`` has ``replica_states`` (the CPU solver's), one entry per
         replica, in replica order, then this solution's own state when no
@@ -87,7 +108,7 @@ class Solution:
             feasible = ~(dist > 1e-9).any(axis=1)
         else:
             feasible = np.ones(len(states), dtype=bool)
-        return [(s.copy(), float(e), bool(f)) for s, e, f in zip(states, energies, feasible)]
+        return [Sample(s.copy(), float(e), bool(f)) for s, e, f in zip(states, energies, feasible)]
 
     def to_sampleset(self):
         """:attr:`samples` as a ``dimod.SampleSet`` (BINARY, labelled by the model's labels,
