@@ -19,8 +19,8 @@ Nonograms from sgt-pattern (15x15-50x50, 2 each), ten random 30x30 grids and the
 webpbn puzzles, rows qlib-default, qubo-alone and sat-exact (benchmarks/nonogram_sat.py).
 ``--families`` and ``--sizes`` narrow it; boards of one family and size form a
 group for the give-up rule below.  No peers, no compile measurement by default.
-Time (``make bench``: --set user --seeds 5 --cap 60, 79 boards): 14.8 min on 2
-cores at qlib 170bd3e (results/user.md records each run's total).  Failing rows
+Time (``make bench``: --set user --seeds 5 --cap 60): 14.8 min on 2 cores for
+79 boards at qlib 170bd3e (results/user.md records each run's total).  Failing rows
 cost caps: a qlib row stops after ``--give-up`` (2) failed runs, is then tried
 once on the next ``--group-tries`` (2) boards of its group and not run on the rest;
 if qlib-default failed on every board that is 50 caps (50 min), plus one cap per
