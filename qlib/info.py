@@ -100,28 +100,33 @@ class SolveInfo(MutableMapping):
 
 
 @dataclass(eq=False, repr=False)
-class AnnealInfo(SolveInfo):
-    """Simulated annealing (``algorithm="sa"``): the ``kernel`` path it took (``"local_field"``,
-    ``"cached_delta"`` or ``"terms"``), ``rounds`` of ``num_sweeps`` sweeps over ``beta_range``,
-    and each replica's best state and energy."""
+class _ReplicaInfo(SolveInfo):
+    """A search of several replicas: how many, and each one's best state and its energy."""
 
-    kernel: str | None = None
     num_replicas: int | None = None
-    num_sweeps: int | None = None
-    beta_range: tuple | None = None
-    rounds: int | None = None
-    sampling_seconds: float | None = None
     replica_states: np.ndarray | None = None
     replica_energies: np.ndarray | None = None
 
 
 @dataclass(eq=False, repr=False)
-class FocusedInfo(SolveInfo):
+class AnnealInfo(_ReplicaInfo):
+    """Simulated annealing (``algorithm="sa"``): the ``kernel`` path it took (``"local_field"``,
+    ``"cached_delta"`` or ``"terms"``), ``rounds`` of ``num_sweeps`` sweeps over ``beta_range``,
+    and each replica's best state and energy."""
+
+    kernel: str | None = None
+    num_sweeps: int | None = None
+    beta_range: tuple | None = None
+    rounds: int | None = None
+    sampling_seconds: float | None = None
+
+
+@dataclass(eq=False, repr=False)
+class FocusedInfo(_ReplicaInfo):
     """The focused search (``algorithm="focused"``): its settings, the winning ``replica`` and its
     ``steps_of_winner``, the lazy cuts it took (``cuts``, ``num_cuts``; ``pool_cuts`` in the shared
     pool), the separation's calls and seconds, and each replica's best state and energy."""
 
-    num_replicas: int | None = None
     noise: float | None = None
     tabu_tenure: tuple | None = None
     weight_smoothing: int | tuple | None = None
@@ -133,8 +138,6 @@ class FocusedInfo(SolveInfo):
     pool_cuts: int | None = None
     separation_calls: int | None = None
     separation_seconds: float | None = None
-    replica_states: np.ndarray | None = None
-    replica_energies: np.ndarray | None = None
     threads_per_block: int | None = None
     device_jit_seconds: float | None = None
 
